@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# One command: set up a fresh Debian 12 machine (as root), build, and run the whole test suite on the
+# lavapipe CPU adapter (or WGRT_ADAPTER). Prints CTest's summary; exits non-zero on any failure.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/scripts/setup.sh"
+bash "$root/scripts/build.sh"
+cd "$root/build"
+ctest --output-on-failure -j"${WGRT_TEST_JOBS:-2}" --timeout 1200

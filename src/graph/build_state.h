@@ -1,0 +1,74 @@
+// Internal state of an ExecutableGraph, shared by the builder (OpBuilder), the resize hooks
+// (ResizeContext) and the executor. Not part of the op-facing interface.
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "graph/op_builder.h"
+#include "graph/executable.h"
+#include "graph/profiler.h"
+#include "webgpu/bind_group.h"
+#include "webgpu/buffer.h"
+
+namespace wgrt {
+
+struct DispatchRecord {
+  const webgpu::Pipeline* pipeline = nullptr;
+  std::vector<Binding> bindings;
+  webgpu::BindGroupHandle bind_group;
+  Grid grid;
+  bool active = true;
+  int route = -1;
+  size_t node = 0;
+  std::string kernel;  // "<shader>:<entry>"
+};
+
+struct NodeState {
+  std::vector<int> dispatches;
+  std::vector<int> scratch;  // indices into BuildState::scratch
+  std::function<void(ResizeContext&)> resize;
+  std::vector<Dims> build_dims;  // dims of tensor args at build (ops without resize hooks)
+};
+
+struct UniformBlock {
+  uint64_t offset = 0;  // in the uniform arena
+  size_t bytes = 0;
+};
+
+struct ScratchRequest {
+  uint64_t bytes = 0;
+  int slot = 0;  // pool slot: k-th request of its node
+  std::string what;
+};
+
+class BuildState {
+ public:
+  BuildState(Graph g, webgpu::Device& d) : graph(std::move(g)), dev(d) {}
+  Graph graph;
+  webgpu::Device& dev;
+  std::vector<NodeState> nodes;
+  std::vector<DispatchRecord> dispatches;
+  std::vector<UniformBlock> uniforms;
+  std::vector<uint8_t> uniform_host;
+  size_t uniforms_laid_out = 0;
+  bool uniform_dirty = true;
+  std::vector<ScratchRequest> scratch;
+
+  // Buffers: tensor_buffer[value id] -> index into buffers (-1 for non-tensors); scratch_buffer[slot].
+  std::vector<webgpu::Buffer> buffers;
+  std::vector<int> tensor_buffer;
+  std::vector<int> scratch_buffer;
+  webgpu::Buffer uniform_arena;
+  std::map<ValueId, std::vector<int32_t>> input_host;  // host copies of i32 inputs (select_as_symint)
+  std::unique_ptr<Profiler> profiler;
+  MemoryStats stats;
+
+  TensorValue& tensor(ValueId id) { return graph.tensor_at(id); }
+  uint64_t uniform_alignment() const;
+};
+
+}  // namespace wgrt

@@ -1,0 +1,190 @@
+#include "graph/op_builder.h"
+
+#include "graph/build_state.h"
+
+namespace wgrt {
+
+// ---- OpBuilder ----
+
+OpBuilder::OpBuilder(BuildState& s, size_t node_index) : s_(s), node_(node_index) {}
+
+const Node& OpBuilder::node() const { return s_.graph.nodes()[node_]; }
+size_t OpBuilder::num_args() const { return node().args.size(); }
+
+std::string OpBuilder::where() const {
+  const Node& n = node();
+  return fmt::format("node {} '{}' ({}): ", node_, n.label, n.op);
+}
+
+ValueId OpBuilder::arg(size_t i) const {
+  if (i >= num_args()) fail("missing argument {} (the op got {} arguments)", i, num_args());
+  return node().args[i];
+}
+
+const Value& OpBuilder::value(size_t i) const { return s_.graph.value(arg(i)); }
+
+TensorValue& OpBuilder::tensor(size_t i) const {
+  auto* t = std::get_if<TensorValue>(&s_.graph.values()[size_t(arg(i))]);
+  if (!t) fail("argument {} must be a tensor, got {}", i, value_kind(value(i)));
+  return *t;
+}
+
+bool OpBuilder::is_none(size_t i) const { return i >= num_args() || std::holds_alternative<NoneValue>(value(i)); }
+bool OpBuilder::is_tensor(size_t i) const { return i < num_args() && std::holds_alternative<TensorValue>(value(i)); }
+
+int64_t OpBuilder::int_arg(size_t i) const {
+  const Value& v = value(i);
+  if (auto* x = std::get_if<int64_t>(&v)) return *x;
+  if (auto* x = std::get_if<SymIntValue>(&v)) return x->value;
+  if (auto* x = std::get_if<bool>(&v)) return *x;
+  fail("argument {} must be an int, got {}", i, value_kind(v));
+}
+
+double OpBuilder::real_arg(size_t i) const {
+  const Value& v = value(i);
+  if (auto* x = std::get_if<double>(&v)) return *x;
+  if (auto* x = std::get_if<int64_t>(&v)) return double(*x);
+  fail("argument {} must be a number, got {}", i, value_kind(v));
+}
+
+bool OpBuilder::bool_arg(size_t i) const {
+  const Value& v = value(i);
+  if (auto* x = std::get_if<bool>(&v)) return *x;
+  if (auto* x = std::get_if<int64_t>(&v)) return *x != 0;
+  fail("argument {} must be a bool, got {}", i, value_kind(v));
+}
+
+const IntList& OpBuilder::int_list(size_t i) const {
+  auto* x = std::get_if<IntList>(&value(i));
+  if (!x) fail("argument {} must be an int list, got {}", i, value_kind(value(i)));
+  return *x;
+}
+
+const webgpu::Device& OpBuilder::device() const { return s_.dev; }
+
+void OpBuilder::check_args(size_t n) const { check(num_args() == n, "expects {} arguments, got {}", n, num_args()); }
+
+void OpBuilder::check_dtype(size_t i, DType t) const {
+  const TensorValue& x = tensor(i);
+  check(x.dtype == t, "tensor '{}' (argument {}) must be {}, got {}", x.name, i, dtype_name(t), dtype_name(x.dtype));
+}
+
+void OpBuilder::check_rank(size_t i, size_t lo, size_t hi) const {
+  const TensorValue& x = tensor(i);
+  check(x.dims.size() >= lo && x.dims.size() <= hi, "tensor '{}' (argument {}) must have rank {}..{}, got {} {}",
+        x.name, i, lo, hi, x.dims.size(), dims_str(x.dims));
+}
+
+UniformRef OpBuilder::uniform(size_t bytes) {
+  check(bytes > 0 && bytes <= 256, "uniform block of {} bytes (1..256 allowed)", bytes);
+  s_.uniforms.push_back({0, (bytes + 15) / 16 * 16});
+  return {int(s_.uniforms.size() - 1)};
+}
+
+ScratchRef OpBuilder::scratch(uint64_t bytes, std::string what) {
+  NodeState& n = s_.nodes[node_];
+  s_.scratch.push_back({std::max<uint64_t>(bytes, 4), int(n.scratch.size()), std::move(what)});
+  n.scratch.push_back(int(s_.scratch.size() - 1));
+  return {int(s_.scratch.size() - 1)};
+}
+
+DispatchRef OpBuilder::dispatch(webgpu::KernelSpec spec, std::vector<Binding> bindings, int route) {
+  check(bindings.size() == spec.bindings.size(), "kernel {} declares {} bindings but {} were given", spec.shader,
+        spec.bindings.size(), bindings.size());
+  for (const Binding& b : bindings)
+    if (b.kind == Binding::Kind::Tensor) {
+      bool found = false;
+      for (ValueId a : node().args) found |= a == b.index;
+      check(found, "a dispatch binds value {} which is not an argument of the node", b.index);
+    }
+  DispatchRecord d;
+  try {
+    d.pipeline = &s_.dev.pipelines().get(spec);
+  } catch (const Error& e) {
+    throw GpuError(where() + e.what());
+  }
+  d.kernel = d.pipeline->label;
+  d.bindings = std::move(bindings);
+  d.route = route;
+  d.node = node_;
+  s_.dispatches.push_back(std::move(d));
+  s_.nodes[node_].dispatches.push_back(int(s_.dispatches.size() - 1));
+  return {int(s_.dispatches.size() - 1)};
+}
+
+void OpBuilder::on_resize(std::function<void(ResizeContext&)> hook) { s_.nodes[node_].resize = std::move(hook); }
+
+// ---- ResizeContext ----
+
+std::string ResizeContext::where() const {
+  const Node& n = s_.graph.nodes()[node_];
+  return fmt::format("node {} '{}' ({}): ", node_, n.label, n.op);
+}
+
+TensorValue& ResizeContext::tensor(size_t i) const { return s_.graph.tensor_at(s_.graph.nodes()[node_].args.at(i)); }
+
+int64_t ResizeContext::int_arg(size_t i) const {
+  const Value& v = s_.graph.value(s_.graph.nodes()[node_].args.at(i));
+  if (auto* x = std::get_if<int64_t>(&v)) return *x;
+  if (auto* x = std::get_if<SymIntValue>(&v)) return x->value;
+  if (auto* x = std::get_if<bool>(&v)) return *x;
+  fail("argument {} must be an int or symint, got {}", i, value_kind(v));
+}
+
+void ResizeContext::set_symint(size_t i, int64_t v) const {
+  auto* x = std::get_if<SymIntValue>(&s_.graph.values()[size_t(s_.graph.nodes()[node_].args.at(i))]);
+  if (!x) fail("argument {} must be a symint", i);
+  x->value = v;
+}
+
+std::span<const int32_t> ResizeContext::input_host_i32(size_t i) const {
+  auto it = s_.input_host.find(s_.graph.nodes()[node_].args.at(i));
+  if (it == s_.input_host.end()) return {};
+  return it->second;
+}
+
+void ResizeContext::set_dims(size_t i, const Dims& d) const {
+  TensorValue& t = tensor(i);
+  if (t.infer_dims) {  // at build: the op defines the max dims of an inferred output
+    t.dims = d;
+    return;
+  }
+  bool fits = d.size() == t.max_dims.size();
+  for (size_t k = 0; fits && k < d.size(); ++k) fits = d[k] >= 0 && d[k] <= t.max_dims[k];
+  if (!fits)
+    throw LimitError(where() + fmt::format("output '{}' would have dims {}, beyond its max {}", t.name, dims_str(d),
+                                           dims_str(t.max_dims)));
+  t.dims = d;
+}
+
+void ResizeContext::set_uniform_bytes(UniformRef u, const void* p, size_t n) const {
+  const UniformBlock& b = s_.uniforms.at(size_t(u.index));
+  if (n > b.bytes) fail("uniform write of {} bytes into a {}-byte block", n, b.bytes);
+  uint8_t* dst = s_.uniform_host.data() + b.offset;
+  if (std::memcmp(dst, p, n) != 0) {
+    std::memcpy(dst, p, n);
+    s_.uniform_dirty = true;
+  }
+}
+
+uint32_t ResizeContext::max_workgroups_per_dim() const { return s_.dev.limits().maxComputeWorkgroupsPerDimension; }
+
+void ResizeContext::set_workgroups(DispatchRef d, uint64_t count) const {
+  set_grid(d, fold_grid(count, max_workgroups_per_dim()));
+}
+
+void ResizeContext::set_grid(DispatchRef d, Grid g) const {
+  uint32_t lim = max_workgroups_per_dim();
+  if (g.x > lim || g.y > lim || g.z > lim)
+    fail("grid {}x{}x{} exceeds maxComputeWorkgroupsPerDimension {}", g.x, g.y, g.z, lim);
+  s_.dispatches.at(size_t(d.index)).grid = g;
+}
+
+void ResizeContext::select_route(int route) const {
+  for (int di : s_.nodes[node_].dispatches) {
+    DispatchRecord& d = s_.dispatches[size_t(di)];
+    d.active = d.route < 0 || d.route == route;
+  }
+}
+
+}  // namespace wgrt

@@ -1,0 +1,124 @@
+// The interface op implementations see: OpBuilder at build time, ResizeContext in resize hooks.
+#pragma once
+#include <fmt/format.h>
+
+#include <cstring>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "util/dispatch_grid.h"
+#include "webgpu/pipeline_cache.h"
+#include "wgrt/error.h"
+
+namespace wgrt {
+
+namespace webgpu {
+class Device;
+}
+
+// Handles to per-node resources (indices into the executable's tables).
+struct UniformRef {
+  int index = -1;
+};
+struct ScratchRef {
+  int index = -1;
+};
+struct DispatchRef {
+  int index = -1;
+};
+
+// What a dispatch binds at @binding(i): a tensor argument (by value id), a scratch buffer or a uniform block.
+struct Binding {
+  enum class Kind : uint8_t { Tensor, Scratch, Uniform } kind;
+  int index;
+  static Binding tensor(ValueId id) { return {Kind::Tensor, id}; }
+  Binding(UniformRef u) : kind(Kind::Uniform), index(u.index) {}
+  Binding(ScratchRef s) : kind(Kind::Scratch), index(s.index) {}
+
+ private:
+  Binding(Kind k, int i) : kind(k), index(i) {}
+};
+
+class ResizeContext;
+class BuildState;  // executable internals
+
+class OpBuilder {
+ public:
+  OpBuilder(BuildState& s, size_t node_index);
+
+  const Node& node() const;
+  size_t num_args() const;
+  ValueId arg(size_t i) const;
+  const Value& value(size_t i) const;
+  TensorValue& tensor(size_t i) const;  // argument i must be a tensor
+  bool is_none(size_t i) const;
+  bool is_tensor(size_t i) const;
+  int64_t int_arg(size_t i) const;      // Int (or a SymInt's current value)
+  double real_arg(size_t i) const;      // Double (or Int)
+  bool bool_arg(size_t i) const;
+  const IntList& int_list(size_t i) const;
+  const webgpu::Device& device() const;
+
+  // Errors name the node, its label and the op: "node 12 'blk.0.attn_q' (aten.linear.default): msg".
+  template <typename... A>
+  [[noreturn]] void fail(fmt::format_string<A...> f, A&&... a) const {
+    throw InvalidArgument(where() + fmt::format(f, std::forward<A>(a)...));
+  }
+  template <typename... A>
+  void check(bool ok, fmt::format_string<A...> f, A&&... a) const {
+    if (!ok) fail(f, std::forward<A>(a)...);
+  }
+  void check_args(size_t n) const;                     // exact argument count
+  void check_dtype(size_t i, DType t) const;           // tensor argument i has dtype t
+  void check_rank(size_t i, size_t lo, size_t hi) const;
+
+  // Resources.
+  UniformRef uniform(size_t bytes);          // a parameter block (<= 256 bytes) written by the resize hook
+  ScratchRef scratch(uint64_t bytes, std::string what);  // pooled, valid only during this node's dispatches
+  // A dispatch of a kernel; route >= 0 puts it in a route group (the resize hook activates one route).
+  DispatchRef dispatch(webgpu::KernelSpec spec, std::vector<Binding> bindings, int route = -1);
+  void on_resize(std::function<void(ResizeContext&)> hook);
+
+  std::string where() const;
+
+ private:
+  BuildState& s_;
+  size_t node_;
+};
+
+class ResizeContext {
+ public:
+  ResizeContext(BuildState& s, size_t node_index) : s_(s), node_(node_index) {}
+  TensorValue& tensor(size_t i) const;
+  int64_t int_arg(size_t i) const;  // Int or live SymInt value
+  void set_symint(size_t i, int64_t v) const;
+  // Host copy of an input tensor's current data (for select_as_symint); empty for non-inputs.
+  std::span<const int32_t> input_host_i32(size_t i) const;
+  // Sets an output's live dims; throws LimitError naming the tensor if they exceed its max dims.
+  void set_dims(size_t i, const Dims& d) const;
+  template <typename T>
+  void set_uniform(UniformRef u, const T& v) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    set_uniform_bytes(u, &v, sizeof(T));
+  }
+  void set_uniform_bytes(UniformRef u, const void* p, size_t n) const;
+  // Sets the grid from a 1-D workgroup count (folded to 2-D past the per-dimension limit).
+  void set_workgroups(DispatchRef d, uint64_t count) const;
+  void set_grid(DispatchRef d, Grid g) const;
+  void select_route(int route) const;  // activates dispatches of `route` (and those without a route)
+  uint32_t max_workgroups_per_dim() const;
+  template <typename... A>
+  [[noreturn]] void fail(fmt::format_string<A...> f, A&&... a) const {
+    throw InvalidArgument(where() + fmt::format(f, std::forward<A>(a)...));
+  }
+  std::string where() const;
+
+ private:
+  BuildState& s_;
+  size_t node_;
+};
+
+}  // namespace wgrt

@@ -1,0 +1,21 @@
+// Plain vec4 copy: dst[i] = src[i] for i < n (n counted in vec4s). Bandwidth reference for benchmarks and the
+// simplest real kernel for device tests. Grid: 1-D or folded 2-D, 256 invocations per workgroup.
+struct Params {
+  n : u32,
+  _pad0 : u32,
+  _pad1 : u32,
+  _pad2 : u32,
+}
+
+@group(0) @binding(0) var<storage, read> src : array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> dst : array<vec4<f32>>;
+@group(0) @binding(2) var<uniform> params : Params;
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
+        @builtin(local_invocation_index) lid : u32) {
+  let i = (wid.y * nwg.x + wid.x) * 256u + lid;
+  if (i < params.n) {
+    dst[i] = src[i];
+  }
+}

@@ -1,0 +1,30 @@
+#include "ops/elementwise/broadcast.h"
+
+#include <algorithm>
+
+namespace wgrt::ops {
+
+std::optional<Dims> broadcast_shape(const Dims& a, const Dims& b) {
+  size_t r = std::max(a.size(), b.size());
+  Dims out(r);
+  for (size_t k = 0; k < r; ++k) {
+    int64_t x = k < r - a.size() ? 1 : a[k - (r - a.size())];
+    int64_t y = k < r - b.size() ? 1 : b[k - (r - b.size())];
+    if (x != y && x != 1 && y != 1) return std::nullopt;
+    out[k] = (x == 1) ? y : x;
+  }
+  return out;
+}
+
+std::vector<uint32_t> broadcast_strides(const Dims& in, const Dims& out) {
+  std::vector<uint32_t> s(out.size(), 0);
+  uint64_t stride = 1;
+  for (size_t j = in.size(); j-- > 0;) {
+    size_t k = j + (out.size() - in.size());
+    s[k] = in[j] == 1 ? 0 : uint32_t(stride);
+    stride *= uint64_t(in[j]);
+  }
+  return s;
+}
+
+}  // namespace wgrt::ops

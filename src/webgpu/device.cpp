@@ -1,0 +1,140 @@
+#include "webgpu/device.h"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "webgpu/pipeline_cache.h"
+#include "wgrt/error.h"
+
+namespace wgrt::webgpu {
+
+struct DeviceCallbacks {
+  static void lost(const WGPUDevice*, WGPUDeviceLostReason reason, WGPUStringView msg, void* u1, void*) {
+    auto* d = static_cast<Device*>(u1);
+    if (reason == WGPUDeviceLostReason_Destroyed || reason == WGPUDeviceLostReason_CallbackCancelled) return;
+    std::lock_guard lock(d->err_mu_);
+    d->lost_ = true;
+    d->lost_message_ = str(msg);
+  }
+  static void uncaptured(const WGPUDevice*, WGPUErrorType type, WGPUStringView msg, void* u1, void*) {
+    auto* d = static_cast<Device*>(u1);
+    std::lock_guard lock(d->err_mu_);
+    if (d->pending_error_.empty()) {
+      const char* kind = type == WGPUErrorType_Validation    ? "validation error"
+                         : type == WGPUErrorType_OutOfMemory ? "out of memory"
+                         : type == WGPUErrorType_Internal    ? "internal error"
+                                                             : "error";
+      d->pending_error_ = fmt::format("WebGPU {}: {}", kind, str(msg));
+    }
+  }
+};
+
+std::unique_ptr<Device> Device::create(const DeviceOptions& opts) {
+  std::unique_ptr<Device> d(new Device());
+  d->instance_ = std::make_shared<Instance>();
+  d->adapter_ = d->instance_->choose(opts.adapter);
+  WGPUAdapter adapter = d->adapter_.handle->get();
+
+  WGPULimits lim{};
+  if (wgpuAdapterGetLimits(adapter, &lim) != WGPUStatus_Success) throw GpuError("wgpuAdapterGetLimits failed");
+  lim.nextInChain = nullptr;
+
+  std::vector<WGPUFeatureName> features;
+  auto want = [&](bool asked, WGPUFeatureName f) {
+    if (asked && wgpuAdapterHasFeature(adapter, f)) features.push_back(f);
+  };
+  want(opts.request_timestamps, WGPUFeatureName_TimestampQuery);
+  want(opts.request_f16, WGPUFeatureName_ShaderF16);
+  want(opts.request_subgroups, WGPUFeatureName_Subgroups);
+
+  const char* disabled[] = {"timestamp_quantization"};
+  WGPUDawnTogglesDescriptor toggles{};
+  toggles.chain.sType = WGPUSType_DawnTogglesDescriptor;
+  toggles.disabledToggleCount = 1;
+  toggles.disabledToggles = disabled;
+
+  WGPUDeviceDescriptor desc{};
+  desc.nextInChain = &toggles.chain;
+  desc.label = sv("wgrt");
+  desc.requiredFeatureCount = features.size();
+  desc.requiredFeatures = features.data();
+  desc.requiredLimits = &lim;
+  desc.defaultQueue.label = WGPUStringView{nullptr, WGPU_STRLEN};
+  desc.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
+  desc.deviceLostCallbackInfo.callback = &DeviceCallbacks::lost;
+  desc.deviceLostCallbackInfo.userdata1 = d.get();
+  desc.uncapturedErrorCallbackInfo.callback = &DeviceCallbacks::uncaptured;
+  desc.uncapturedErrorCallbackInfo.userdata1 = d.get();
+
+  struct Result {
+    WGPUDevice device = nullptr;
+    std::string message;
+  } res;
+  WGPURequestDeviceCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_WaitAnyOnly;
+  cb.callback = [](WGPURequestDeviceStatus status, WGPUDevice dev, WGPUStringView msg, void* u1, void*) {
+    auto* r = static_cast<Result*>(u1);
+    if (status == WGPURequestDeviceStatus_Success) r->device = dev;
+    r->message = str(msg);
+  };
+  cb.userdata1 = &res;
+  d->instance_->wait(wgpuAdapterRequestDevice(adapter, &desc, cb), "requesting a device");
+  if (!res.device)
+    throw GpuError(fmt::format("device request on '{}' failed: {}", d->adapter_.info.summary(), res.message));
+  d->device_ = res.device;
+  d->queue_.reset(wgpuDeviceGetQueue(d->device_));
+  d->limits_.nextInChain = nullptr;
+  if (wgpuDeviceGetLimits(d->device_, &d->limits_) != WGPUStatus_Success) throw GpuError("wgpuDeviceGetLimits failed");
+  d->timestamps_ = wgpuDeviceHasFeature(d->device_, WGPUFeatureName_TimestampQuery);
+  d->f16_ = wgpuDeviceHasFeature(d->device_, WGPUFeatureName_ShaderF16);
+  d->subgroups_ = wgpuDeviceHasFeature(d->device_, WGPUFeatureName_Subgroups);
+  d->pipelines_ = std::make_unique<PipelineCache>(*d);
+  return d;
+}
+
+Device::~Device() {
+  pipelines_.reset();
+  queue_.reset();
+  if (device_) {
+    wgpuDeviceDestroy(device_);
+    wgpuDeviceRelease(device_);
+  }
+  if (instance_) wgpuInstanceProcessEvents(instance_->get());
+}
+
+std::string Device::features_string() const {
+  std::string s;
+  if (timestamps_) s += "timestamp-query ";
+  if (f16_) s += "shader-f16 ";
+  if (subgroups_) s += "subgroups ";
+  if (!s.empty()) s.pop_back();
+  return s.empty() ? "(none)" : s;
+}
+
+void Device::check_errors() {
+  std::lock_guard lock(err_mu_);
+  if (lost_) throw GpuError(fmt::format("WebGPU device lost: {}", lost_message_));
+  if (!pending_error_.empty()) {
+    std::string e = std::move(pending_error_);
+    pending_error_.clear();
+    throw GpuError(e);
+  }
+}
+
+void Device::wait_idle() {
+  WGPUQueueWorkDoneCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_WaitAnyOnly;
+  cb.callback = [](WGPUQueueWorkDoneStatus, WGPUStringView, void*, void*) {};
+  wait(wgpuQueueOnSubmittedWorkDone(queue(), cb), "waiting for the GPU queue");
+  check_errors();
+}
+
+PipelineCache& Device::pipelines() { return *pipelines_; }
+
+void Device::on_alloc(int64_t delta) {
+  allocated_ = uint64_t(int64_t(allocated_) + delta);
+  peak_allocated_ = std::max(peak_allocated_, allocated_);
+}
+
+}  // namespace wgrt::webgpu

@@ -1,0 +1,80 @@
+// A WebGPU device on one adapter: full adapter limits, optional features negotiated, errors as exceptions.
+//
+// - The device is requested with the adapter's own limits (not WebGPU's low defaults) and with the optional
+//   features timestamp-query, shader-f16 and subgroups when the adapter offers them; what was granted is
+//   queryable (has_f16() ...). Dawn's `timestamp_quantization` toggle is disabled so GPU times are exact.
+// - Device-lost and uncaptured errors become wgrt::GpuError with Dawn's message: uncaptured errors are
+//   raised by the next check_errors() (every wgrt call that submits or creates objects calls it).
+// - One thread drives a device (Dawn's default); Device objects are not copyable or movable.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "webgpu/handle.h"
+#include "webgpu/instance.h"
+
+namespace wgrt::webgpu {
+
+class PipelineCache;
+
+struct DeviceOptions {
+  std::string adapter;          // adapter spec (see instance.h); empty: WGRT_ADAPTER or the best adapter
+  bool request_f16 = true;      // ask for shader-f16 when offered
+  bool request_subgroups = true;
+  bool request_timestamps = true;
+};
+
+class Device {
+ public:
+  // Throws InvalidArgument (no matching adapter, with the list) or GpuError (device request failed).
+  static std::unique_ptr<Device> create(const DeviceOptions& opts = {});
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  WGPUDevice get() const { return device_; }
+  WGPUQueue queue() const { return queue_.get(); }
+  Instance& instance() const { return *instance_; }
+  const AdapterInfo& adapter_info() const { return adapter_.info; }
+  const WGPULimits& limits() const { return limits_; }
+  bool has_f16() const { return f16_; }
+  bool has_subgroups() const { return subgroups_; }
+  bool has_timestamps() const { return timestamps_; }
+  std::string features_string() const;  // "timestamp-query shader-f16 subgroups" (granted ones)
+
+  // Throws GpuError if the device was lost or an uncaptured error happened since the last check.
+  void check_errors();
+
+  // Waits until all submitted work is done (throws GpuError on timeout or loss).
+  void wait_idle();
+  void wait(WGPUFuture f, const char* what) const { instance_->wait(f, what); }
+
+  PipelineCache& pipelines();
+
+  // Bytes of GPU buffers currently allocated through wgrt (Buffer tracks this).
+  uint64_t allocated_bytes() const { return allocated_; }
+  uint64_t peak_allocated_bytes() const { return peak_allocated_; }
+  void on_alloc(int64_t delta);
+
+ private:
+  Device() = default;
+  std::shared_ptr<Instance> instance_;
+  Adapter adapter_;
+  WGPUDevice device_ = nullptr;
+  QueueHandle queue_;
+  WGPULimits limits_{};
+  bool f16_ = false, subgroups_ = false, timestamps_ = false;
+  std::unique_ptr<PipelineCache> pipelines_;
+  uint64_t allocated_ = 0, peak_allocated_ = 0;
+
+  // Filled by Dawn callbacks (uncaptured errors arrive synchronously on the calling thread).
+  std::mutex err_mu_;
+  std::string pending_error_;
+  bool lost_ = false;
+  std::string lost_message_;
+  friend struct DeviceCallbacks;
+};
+
+}  // namespace wgrt::webgpu

@@ -1,0 +1,71 @@
+// The Dawn instance (timed waits enabled), synchronous waits, adapter listing and adapter choice.
+//
+// Adapter choice follows, in order: an explicit spec (CLI `--adapter`), else the WGRT_ADAPTER environment
+// variable, else the best adapter: discrete GPU > integrated GPU > other > CPU (lavapipe, SwiftShader).
+// A spec matches case-insensitively as a substring of the backend name ("vulkan", "opengl", "opengles"),
+// the adapter type ("discrete", "integrated", "cpu"), or the vendor/device/description strings. Which
+// Vulkan drivers exist at all is decided by the Vulkan loader (VK_ICD_FILENAMES is honoured).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "webgpu/handle.h"
+
+namespace wgrt::webgpu {
+
+struct AdapterInfo {
+  std::string vendor, architecture, device, description;
+  WGPUBackendType backend = WGPUBackendType_Undefined;
+  WGPUAdapterType type = WGPUAdapterType_Unknown;
+  uint32_t vendor_id = 0, device_id = 0;
+  uint32_t subgroup_min = 0, subgroup_max = 0;
+  WGPUFeatureLevel feature_level = WGPUFeatureLevel_Core;
+
+  std::string backend_name() const;
+  std::string type_name() const;
+  std::string summary() const;  // one line: "llvmpipe (...) [Vulkan, CPU]"
+};
+
+class Instance;
+
+// An adapter found by Instance::adapters(), with the handle Dawn gave for it.
+struct Adapter {
+  AdapterInfo info;
+  std::shared_ptr<AdapterHandle> handle;
+};
+
+class Instance {
+ public:
+  // Creates a Dawn instance with timed WaitAny enabled. Throws GpuError if Dawn refuses, or if the loaded
+  // libwebgpu_wrapper.so lacks any function wgrt declares (the message names the missing symbol).
+  Instance();
+  Instance(const Instance&) = delete;
+  Instance& operator=(const Instance&) = delete;
+
+  WGPUInstance get() const { return inst_.get(); }
+
+  // Waits for one future. timeout_ns: UINT64_MAX = forever. Throws GpuError on timeout ("<what> timed out
+  // after N s") or misuse. The default comes from WGRT_GPU_TIMEOUT_S (seconds, default 300).
+  void wait(WGPUFuture f, const char* what, uint64_t timeout_ns = default_timeout_ns()) const;
+  static uint64_t default_timeout_ns();
+
+  // Every adapter Dawn offers (Vulkan, plus OpenGL/OpenGLES in compatibility mode), deduplicated.
+  const std::vector<Adapter>& adapters();
+
+  // Chooses one: spec non-empty -> the best match of the spec; empty -> WGRT_ADAPTER if set, else the best.
+  // Throws InvalidArgument listing the available adapters when nothing matches or none exists.
+  Adapter choose(const std::string& spec);
+
+ private:
+  InstanceHandle inst_;
+  std::vector<Adapter> adapters_;
+  bool listed_ = false;
+};
+
+// Checks that every function in dawn_api.h is exported by the process (i.e. by libwebgpu_wrapper.so).
+// Throws GpuError naming the first missing symbol.
+void check_exported_symbols();
+
+}  // namespace wgrt::webgpu

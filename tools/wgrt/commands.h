@@ -1,0 +1,7 @@
+// wgrt CLI subcommands. Each cmd_*.cpp defines one add_* function that registers its subcommand.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace wgrt::cli {
+void add_info(CLI::App& app);
+}  // namespace wgrt::cli

@@ -1,0 +1,24 @@
+// wgrt: command-line front end of the wgrt WebGPU inference runtime.
+#include <cstdio>
+#include <exception>
+
+#include "commands.h"
+#include "wgrt/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"wgrt: neural-network inference on any GPU through WebGPU (Dawn)"};
+  app.require_subcommand(1);
+  wgrt::cli::add_info(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const wgrt::Error& e) {
+    std::fprintf(stderr, "wgrt: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "wgrt: internal error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
