@@ -1,0 +1,48 @@
+// Regex pre-tokenizer for byte-level BPE (llama.cpp unicode_regex_split semantics), on PCRE2 with UTF + UCP
+// (Unicode properties for \p{L}, \p{N}, \s) and PCRE2_MATCH_INVALID_UTF (invalid UTF-8 never matches a
+// character class; it is kept, unmatched, so every input byte survives).
+//
+// A pre-tokenizer is a list of regexes applied in turn: each one splits every current fragment into its matches
+// and the unmatched stretches between them (both kept, in order); a regex only sees one fragment at a time, so
+// lookaheads stop at fragment ends. The fragments of the last pass are the words handed to BPE.
+//
+// Names (GGUF tokenizer.ggml.pre) -> patterns, as llama.cpp llm_tokenizer_bpe:
+//   "gpt2", "mpt", "olmo", "jais":  GPT-2  's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+//   "llama3", "llama-v3", "llama-bpe":  Llama-3 (case-insensitive contractions, \p{N}{1,3}, see .cpp)
+//   "qwen2", "stablelm2", "deepseek-r1-qwen":  Qwen2 (as Llama-3 but single digits \p{N})
+//   "smollm", "starcoder", "refact", "command-r", "codeshell", "exaone":  \p{N}, then GPT-2
+//   "default" or "":  llama.cpp's default list ([\p{P}\$\+<=>\^~\|]+, GPT-2, \p{N}+, [0-9][0-9][0-9])
+// Other names: Unsupported.
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace wgrt::text {
+
+class PreTokenizer {
+ public:
+  // Compiles the regexes (Perl syntax). Throws InvalidArgument naming the pattern if one does not compile.
+  explicit PreTokenizer(const std::vector<std::string>& patterns);
+  // By GGUF pre name (table above). Throws Unsupported for an unknown name.
+  static PreTokenizer from_name(std::string_view pre);
+  // Whether llama.cpp sets ignore_merges for this name (a word that is itself a token skips merging): Llama-3.
+  static bool ignores_merges(std::string_view pre);
+
+  ~PreTokenizer();
+  PreTokenizer(PreTokenizer&&) noexcept;
+  PreTokenizer& operator=(PreTokenizer&&) noexcept;
+
+  // Splits `text` into consecutive non-empty fragments covering it exactly: (offset, length) pairs in bytes.
+  std::vector<std::pair<std::size_t, std::size_t>> split(std::string_view text) const;
+  // Same, as strings (for tests).
+  std::vector<std::string> split_strings(std::string_view text) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace wgrt::text
