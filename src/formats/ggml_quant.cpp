@@ -1,0 +1,166 @@
+#include "formats/ggml_quant.h"
+
+#include <cmath>
+#include <cstring>
+#include <wgrt/error.h>
+
+#include "util/half.h"
+
+namespace wgrt {
+namespace {
+
+uint16_t load_u16(const uint8_t* p) {
+  uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
+
+void check_size(GgmlType type, std::span<const uint8_t> data, uint64_t n_elems, const std::string& name) {
+  auto tr = ggml_type_traits(static_cast<uint32_t>(type));
+  if (!tr) throw FormatError("tensor " + name + ": unknown ggml type " + ggml_type_name(type));
+  if (n_elems % tr->block_elems != 0)
+    throw FormatError("tensor " + name + ": " + std::to_string(n_elems) + " elements is not a multiple of the " +
+                      tr->name + " block size " + std::to_string(tr->block_elems));
+  // n_elems <= data-bounded sizes in practice; guard the multiply anyway.
+  uint64_t blocks = n_elems / tr->block_elems;
+  uint64_t need;
+  if (__builtin_mul_overflow(blocks, tr->block_bytes, &need) || need != data.size())
+    throw FormatError("tensor " + name + ": data is " + std::to_string(data.size()) + " bytes, expected " +
+                      std::to_string(blocks) + " blocks of " + std::to_string(tr->block_bytes));
+}
+
+// llama.cpp: MIN(15, (int8_t)(t + 8.5f)). Same for in-range t; the clamps only make NaN / out-of-range
+// inputs (which would be UB in a plain cast) well defined.
+int q4_code(float t) {
+  float u = t + 8.5f;
+  if (!(u >= 0.0f)) u = 0.0f;
+  if (u > 15.0f) u = 15.0f;
+  return static_cast<int>(u);
+}
+int q8_code(float t) {
+  float u = std::round(t);
+  if (!(u >= -128.0f)) u = u != u ? 0.0f : -128.0f;
+  if (u > 127.0f) u = 127.0f;
+  return static_cast<int>(u);
+}
+
+}  // namespace
+
+std::vector<float> dequantize(GgmlType type, std::span<const uint8_t> data, uint64_t n_elems,
+                              const std::string& name) {
+  if (!ggml_type_decodable(type))
+    throw Unsupported("tensor " + name + " has type " + ggml_type_name(type) + ", not supported yet");
+  check_size(type, data, n_elems, name);
+  std::vector<float> out(static_cast<size_t>(n_elems));
+  const uint8_t* p = data.data();
+  switch (type) {
+    case GgmlType::F32:
+      if (n_elems) std::memcpy(out.data(), p, n_elems * 4);
+      break;
+    case GgmlType::F16:
+      for (uint64_t i = 0; i < n_elems; ++i) out[i] = f16_to_f32(load_u16(p + 2 * i));
+      break;
+    case GgmlType::BF16:
+      for (uint64_t i = 0; i < n_elems; ++i) out[i] = bf16_to_f32(load_u16(p + 2 * i));
+      break;
+    case GgmlType::Q4_0:
+      for (uint64_t b = 0; b < n_elems / 32; ++b) {
+        const uint8_t* blk = p + b * 18;
+        float d = f16_to_f32(load_u16(blk));
+        float* o = out.data() + b * 32;
+        for (int j = 0; j < 16; ++j) {
+          o[j] = static_cast<float>((blk[2 + j] & 0x0F) - 8) * d;
+          o[j + 16] = static_cast<float>((blk[2 + j] >> 4) - 8) * d;
+        }
+      }
+      break;
+    case GgmlType::Q8_0:
+      for (uint64_t b = 0; b < n_elems / 32; ++b) {
+        const uint8_t* blk = p + b * 34;
+        float d = f16_to_f32(load_u16(blk));
+        float* o = out.data() + b * 32;
+        for (int j = 0; j < 32; ++j) o[j] = static_cast<float>(static_cast<int8_t>(blk[2 + j])) * d;
+      }
+      break;
+    default:
+      break;  // unreachable: filtered by ggml_type_decodable
+  }
+  return out;
+}
+
+std::vector<uint8_t> quantize_q4_0(std::span<const float> x) {
+  if (x.size() % 32 != 0)
+    throw InvalidArgument("quantize_q4_0: " + std::to_string(x.size()) + " values is not a multiple of 32");
+  std::vector<uint8_t> out(x.size() / 32 * 18);
+  for (size_t b = 0; b < x.size() / 32; ++b) {
+    const float* v = x.data() + b * 32;
+    float amax = 0.0f, max = 0.0f;
+    for (int j = 0; j < 32; ++j) {
+      if (amax < std::fabs(v[j])) {
+        amax = std::fabs(v[j]);
+        max = v[j];
+      }
+    }
+    const float d = max / -8.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    uint8_t* blk = out.data() + b * 18;
+    uint16_t dh = f32_to_f16(d);
+    std::memcpy(blk, &dh, 2);
+    for (int j = 0; j < 16; ++j) {
+      blk[2 + j] = static_cast<uint8_t>(q4_code(v[j] * id) | (q4_code(v[j + 16] * id) << 4));
+    }
+  }
+  return out;
+}
+
+std::vector<uint8_t> quantize_q8_0(std::span<const float> x) {
+  if (x.size() % 32 != 0)
+    throw InvalidArgument("quantize_q8_0: " + std::to_string(x.size()) + " values is not a multiple of 32");
+  std::vector<uint8_t> out(x.size() / 32 * 34);
+  for (size_t b = 0; b < x.size() / 32; ++b) {
+    const float* v = x.data() + b * 32;
+    float amax = 0.0f;
+    for (int j = 0; j < 32; ++j) amax = std::fmax(amax, std::fabs(v[j]));
+    const float d = amax / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    uint8_t* blk = out.data() + b * 34;
+    uint16_t dh = f32_to_f16(d);
+    std::memcpy(blk, &dh, 2);
+    for (int j = 0; j < 32; ++j) blk[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(q8_code(v[j] * id)));
+  }
+  return out;
+}
+
+Q4gsw repack_q4_0_to_q4gsw(std::span<const uint8_t> data, uint64_t rows, uint64_t cols, const std::string& name) {
+  if (cols % 32 != 0)
+    throw FormatError("tensor " + name + ": Q4_0 row length " + std::to_string(cols) + " is not a multiple of 32");
+  uint64_t n;
+  if (__builtin_mul_overflow(rows, cols, &n)) throw FormatError("tensor " + name + ": shape overflows");
+  check_size(GgmlType::Q4_0, data, n, name);
+  Q4gsw r;
+  r.rows = rows;
+  r.cols = cols;
+  const uint64_t gpr = cols / 32;  // groups (= Q4_0 blocks) per row
+  r.qweight.resize(static_cast<size_t>(n / 8));
+  r.scales.resize(static_cast<size_t>(rows * gpr));
+  for (uint64_t row = 0; row < rows; ++row) {
+    for (uint64_t g = 0; g < gpr; ++g) {
+      const uint8_t* blk = data.data() + (row * gpr + g) * 18;
+      r.scales[row * gpr + g] = f16_to_f32(load_u16(blk));
+      uint8_t q[32];
+      for (int j = 0; j < 16; ++j) {
+        q[j] = blk[2 + j] & 0x0F;
+        q[j + 16] = blk[2 + j] >> 4;
+      }
+      uint32_t* words = r.qweight.data() + row * (cols / 8) + g * 4;
+      for (int w = 0; w < 4; ++w) {
+        uint32_t word = 0;
+        for (int j = 0; j < 8; ++j) word |= static_cast<uint32_t>(q[8 * w + j]) << (4 * j);
+        words[w] = word;
+      }
+    }
+  }
+  return r;
+}
+
+}  // namespace wgrt

@@ -1,0 +1,54 @@
+// GGUF writer (spec: ggml docs/gguf.md), for tests and `wgrt synth`. Builds the file in memory.
+// Metadata keeps insertion order (set() on an existing key replaces its value in place). Tensors are laid
+// out in insertion order in the data section, each at an offset that is a multiple of the alignment; the data
+// section starts at the aligned end of the tensor infos; the file ends right after the last tensor's data
+// (no trailing padding). general.alignment is written only if set_alignment() was called with a value other
+// than 32 (or the caller sets the key itself; set_alignment keeps the two consistent).
+//
+// Tensors: dims are ggml order (ne0 = row length K first). add_tensor_f32 stores float data as F32, F16, Q4_0
+// or Q8_0 (Q4_0/Q8_0 quantized with quantize_q4_0 / quantize_q8_0 from ggml_quant.h; F16 rounds to nearest
+// even). add_tensor_raw stores caller-provided bytes under any type id (used to write Q4_K etc. test files);
+// its size is checked against the type's block geometry when the type id is known.
+// Errors: InvalidArgument for duplicate tensor names, dims outside 1..4 or zero, size mismatches, bad version
+// or alignment; FormatError if the output file cannot be written.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "formats/ggml_type.h"
+#include "formats/gguf_value.h"
+
+namespace wgrt {
+
+class GgufWriter {
+ public:
+  explicit GgufWriter(uint32_t version = 3) : version_(version) {}
+
+  void set(const std::string& key, GgufValue value);
+  void set_alignment(uint32_t alignment);  // power of two; also writes general.alignment (u32)
+
+  void add_tensor_f32(const std::string& name, std::vector<uint64_t> dims, std::span<const float> data,
+                      GgmlType store_as = GgmlType::F32);
+  void add_tensor_raw(const std::string& name, std::vector<uint64_t> dims, uint32_t type_id,
+                      std::vector<uint8_t> bytes);
+
+  std::vector<uint8_t> to_bytes() const;
+  void write(const std::string& path) const;
+
+ private:
+  struct Tensor {
+    std::string name;
+    std::vector<uint64_t> dims;
+    uint32_t type_id;
+    std::vector<uint8_t> bytes;
+  };
+  uint32_t version_;
+  uint32_t alignment_ = 32;
+  std::vector<std::pair<std::string, GgufValue>> kv_;
+  std::vector<Tensor> tensors_;
+};
+
+}  // namespace wgrt

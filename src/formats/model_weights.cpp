@@ -1,0 +1,192 @@
+#include "formats/model_weights.h"
+
+#include <algorithm>
+#include <wgrt/error.h>
+
+#include "formats/gguf.h"
+#include "formats/llama2c.h"
+
+namespace wgrt {
+namespace {
+
+std::string shape_str(const std::vector<int64_t>& s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+}  // namespace
+
+std::vector<float> WeightTensor::to_f32() const { return dequantize(type, data, n_elements, name); }
+
+Q4gsw WeightTensor::q4gsw() const {
+  if (type != GgmlType::Q4_0)
+    throw Unsupported("tensor " + name + " has type " + ggml_type_name(type) + ", q4gsw needs Q4_0");
+  return repack_q4_0_to_q4gsw(data, static_cast<uint64_t>(rows()), static_cast<uint64_t>(cols()), name);
+}
+
+const WeightTensor* WeightSource::find(const std::string& name) const {
+  auto it = tensors_.find(name);
+  return it == tensors_.end() ? nullptr : &it->second;
+}
+
+const WeightTensor& WeightSource::get(const std::string& name) const {
+  const WeightTensor* t = find(name);
+  if (!t) throw InvalidArgument("model has no tensor '" + name + "'");
+  return *t;
+}
+
+std::vector<std::string> WeightSource::names() const {
+  std::vector<std::string> r;
+  for (const auto& kv : tensors_) r.push_back(kv.first);
+  return r;
+}
+
+void WeightSource::add(WeightTensor t) {
+  std::string n = t.name;
+  if (!tensors_.emplace(n, std::move(t)).second) throw FormatError("duplicate tensor '" + n + "'");
+}
+
+void WeightSource::validate() const {
+  const LlamaConfig& c = cfg_;
+  auto expect = [this](const std::string& name, std::vector<int64_t> shape) {
+    const WeightTensor* t = find(name);
+    if (!t) throw FormatError("model is missing tensor '" + name + "'");
+    if (t->shape != shape)
+      throw FormatError("tensor '" + name + "' has shape " + shape_str(t->shape) + ", expected " + shape_str(shape));
+  };
+  const int64_t q = int64_t(c.n_heads) * c.head_dim, kv = int64_t(c.n_kv_heads) * c.head_dim;
+  expect("tok_embd", {c.vocab_size, c.dim});
+  expect("output_norm", {c.dim});
+  if (!c.tied_embeddings) expect("output", {c.vocab_size, c.dim});
+  for (int i = 0; i < c.n_layers; ++i) {
+    const std::string b = "blk." + std::to_string(i) + ".";
+    expect(b + "attn_norm", {c.dim});
+    expect(b + "attn_q", {q, c.dim});
+    expect(b + "attn_k", {kv, c.dim});
+    expect(b + "attn_v", {kv, c.dim});
+    expect(b + "attn_output", {c.dim, q});
+    expect(b + "ffn_norm", {c.dim});
+    expect(b + "ffn_gate", {c.hidden_dim, c.dim});
+    expect(b + "ffn_up", {c.hidden_dim, c.dim});
+    expect(b + "ffn_down", {c.dim, c.hidden_dim});
+    if (c.has_qkv_bias) {
+      expect(b + "attn_q.bias", {q});
+      expect(b + "attn_k.bias", {kv});
+      expect(b + "attn_v.bias", {kv});
+    }
+    if (c.has_qk_norm) {
+      expect(b + "attn_q_norm", {c.head_dim});
+      expect(b + "attn_k_norm", {c.head_dim});
+    }
+  }
+}
+
+WeightSource load_gguf_llama(GgufFile file) {
+  WeightSource ws;
+  auto g = std::make_shared<const GgufFile>(std::move(file));
+  ws.gguf_ = g;
+  const std::string ctx = "gguf '" + g->path() + "'";
+  LlamaConfig& c = ws.cfg_;
+  c.arch = g->get_string("general.architecture");
+  if (c.arch != "llama" && c.arch != "qwen2" && c.arch != "qwen3")
+    throw Unsupported(ctx + ": architecture '" + c.arch + "' is not supported (llama, qwen2, qwen3)");
+  const std::string a = c.arch + ".";
+  auto get_int = [&](const std::string& key, uint32_t hi) {
+    uint32_t v = g->get_u32(key);
+    if (v < 1 || v > hi)
+      throw FormatError(ctx + ": " + key + " = " + std::to_string(v) + " is outside 1.." + std::to_string(hi));
+    return static_cast<int>(v);
+  };
+  c.dim = get_int(a + "embedding_length", 1 << 20);
+  c.hidden_dim = get_int(a + "feed_forward_length", 1 << 22);
+  c.n_layers = get_int(a + "block_count", 4096);
+  c.n_heads = get_int(a + "attention.head_count", 65536);
+  c.n_kv_heads = get_int(a + "attention.head_count_kv", 65536);
+  c.context_length = get_int(a + "context_length", 1 << 26);
+  if (g->has(a + "attention.key_length")) {
+    c.head_dim = get_int(a + "attention.key_length", 1 << 16);
+  } else {
+    if (c.dim % c.n_heads != 0) throw FormatError(ctx + ": head_count does not divide embedding_length");
+    c.head_dim = c.dim / c.n_heads;
+  }
+  if (auto vl = g->opt_u32(a + "attention.value_length"); vl && int64_t(*vl) != c.head_dim)
+    throw Unsupported(ctx + ": attention.value_length != key_length is not supported");
+  if (c.n_heads % c.n_kv_heads != 0) throw FormatError(ctx + ": head_count_kv does not divide head_count");
+  if (c.head_dim % 2 != 0) throw FormatError(ctx + ": head dim " + std::to_string(c.head_dim) + " is odd");
+  if (auto rd = g->opt_u32(a + "rope.dimension_count"); rd && int64_t(*rd) != c.head_dim)
+    throw Unsupported(ctx + ": partial rotary (rope.dimension_count " + std::to_string(*rd) + " != head dim " +
+                      std::to_string(c.head_dim) + ") is not supported");
+  c.rope_theta = g->opt_f32(a + "rope.freq_base").value_or(10000.0f);
+  c.rms_eps = g->get_f32(a + "attention.layer_norm_rms_epsilon");
+  if (!(c.rope_theta > 1.0f) || !(c.rms_eps > 0.0f && c.rms_eps < 1.0f))
+    throw FormatError(ctx + ": rope.freq_base or layer_norm_rms_epsilon out of range");
+  c.rope_interleaved = c.arch == "llama";
+
+  for (const GgufTensorInfo& ti : g->tensors()) {
+    WeightTensor t;
+    t.name = ti.name;
+    if (t.name.size() > 7 && t.name.compare(t.name.size() - 7, 7, ".weight") == 0) t.name.resize(t.name.size() - 7);
+    if (t.name == "token_embd") t.name = "tok_embd";
+    for (auto it = ti.dims.rbegin(); it != ti.dims.rend(); ++it) t.shape.push_back(static_cast<int64_t>(*it));
+    t.type = ti.type;
+    t.data = g->tensor_data(ti);
+    t.n_elements = ti.n_elements;
+    ws.add(std::move(t));
+  }
+  const WeightTensor* emb = ws.find("tok_embd");
+  if (!emb || emb->shape.size() != 2) throw FormatError(ctx + ": missing or non-2-D tensor token_embd.weight");
+  c.vocab_size = static_cast<int>(std::min<int64_t>(emb->shape[0], 1 << 24));
+  c.tied_embeddings = !ws.has("output");
+  c.has_qkv_bias = ws.has("blk.0.attn_q.bias");
+  c.has_qk_norm = ws.has("blk.0.attn_q_norm");
+  ws.validate();
+  return ws;
+}
+
+WeightSource load_gguf_llama(const std::string& path) { return load_gguf_llama(GgufFile::open(path)); }
+
+WeightSource load_llama2c(Llama2cFile file) {
+  WeightSource ws;
+  auto f = std::make_shared<const Llama2cFile>(std::move(file));
+  ws.l2c_ = f;
+  const Llama2cHeader& h = f->header();
+  LlamaConfig& c = ws.cfg_;
+  c.arch = "llama";
+  c.dim = h.dim, c.hidden_dim = h.hidden_dim, c.n_layers = h.n_layers, c.n_heads = h.n_heads;
+  c.n_kv_heads = h.n_kv_heads, c.head_dim = h.head_size(), c.vocab_size = h.vocab_size;
+  c.context_length = h.seq_len;
+  c.rope_theta = 10000.0f, c.rope_interleaved = true, c.rms_eps = 1e-5f;
+  c.tied_embeddings = h.shared_classifier;
+  auto add = [&](std::string name, std::vector<int64_t> shape, std::span<const uint8_t> data) {
+    WeightTensor t;
+    t.name = std::move(name);
+    t.shape = std::move(shape);
+    t.type = GgmlType::F32;
+    t.data = data;
+    t.n_elements = data.size() / 4;
+    ws.add(std::move(t));
+  };
+  const int64_t D = h.dim, H = h.hidden_dim, KV = h.kv_dim(), V = h.vocab_size;
+  add("tok_embd", {V, D}, f->token_embedding());
+  add("output_norm", {D}, f->rms_final());
+  if (!h.shared_classifier) add("output", {V, D}, f->wcls());
+  for (int i = 0; i < h.n_layers; ++i) {
+    const std::string b = "blk." + std::to_string(i) + ".";
+    add(b + "attn_norm", {D}, f->rms_att(i));
+    add(b + "attn_q", {D, D}, f->wq(i));
+    add(b + "attn_k", {KV, D}, f->wk(i));
+    add(b + "attn_v", {KV, D}, f->wv(i));
+    add(b + "attn_output", {D, D}, f->wo(i));
+    add(b + "ffn_norm", {D}, f->rms_ffn(i));
+    add(b + "ffn_gate", {H, D}, f->w1(i));
+    add(b + "ffn_down", {D, H}, f->w2(i));
+    add(b + "ffn_up", {H, D}, f->w3(i));
+  }
+  ws.validate();
+  return ws;
+}
+
+WeightSource load_llama2c(const std::string& path) { return load_llama2c(Llama2cFile::open(path)); }
+
+}  // namespace wgrt

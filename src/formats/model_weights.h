@@ -1,0 +1,95 @@
+// Format-neutral view of a Llama-family model (llama, qwen2, qwen3): hyper-parameters and weights by
+// canonical name, whatever file they came from (GGUF or llama2.c checkpoint).
+//
+// Canonical tensor names and logical shapes (matrices are PyTorch nn.Linear layout [out N, in K], row-major,
+// K contiguous; q_dim = n_heads*head_dim, kv_dim = n_kv_heads*head_dim):
+//   tok_embd [vocab, dim]        output_norm [dim]         output [vocab, dim] (absent if tied_embeddings)
+//   blk.{i}.attn_norm [dim]      blk.{i}.attn_q [q_dim, dim]      blk.{i}.attn_k [kv_dim, dim]
+//   blk.{i}.attn_v [kv_dim, dim] blk.{i}.attn_output [dim, q_dim] blk.{i}.ffn_norm [dim]
+//   blk.{i}.ffn_gate [hidden, dim]  blk.{i}.ffn_up [hidden, dim]  blk.{i}.ffn_down [dim, hidden]
+//   if has_qkv_bias: blk.{i}.attn_q.bias [q_dim], attn_k.bias [kv_dim], attn_v.bias [kv_dim]
+//   if has_qk_norm:  blk.{i}.attn_q_norm [head_dim], blk.{i}.attn_k_norm [head_dim]
+// GGUF names map as: strip ".weight", "token_embd" -> "tok_embd"; other GGUF tensors keep their (stripped)
+// names. GGUF stores ne0 = K first, so shape = reversed dims; llama2.c matrices are already [out, in].
+// q/k rows are used exactly as stored: llama.cpp's converters write llama-arch q/k in the same (interleaved-
+// RoPE) row order as llama2.c (checked on stories260K by tests/host/gguf_vs_llama2c_test.cpp).
+//
+// RoPE: rope_interleaved = true rotates adjacent pairs (x[2i], x[2i+1]) (llama2.c, llama.cpp
+// LLAMA_ROPE_TYPE_NORM; GGUF arch llama); false rotates halves (x[i], x[i+head_dim/2]) (NEOX; qwen2, qwen3).
+// Frequency of pair i: rope_theta^(-2i/head_dim).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "formats/ggml_quant.h"
+#include "formats/ggml_type.h"
+
+namespace wgrt {
+
+class GgufFile;
+class Llama2cFile;
+
+struct LlamaConfig {
+  std::string arch;  // "llama", "qwen2", "qwen3"
+  int dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0;
+  int vocab_size = 0, context_length = 0;
+  float rope_theta = 10000.0f;
+  bool rope_interleaved = true;
+  float rms_eps = 1e-5f;
+  bool tied_embeddings = true;
+  bool has_qkv_bias = false;
+  bool has_qk_norm = false;
+};
+
+// One stored tensor. `data` points into the file mapping owned by the WeightSource: valid while it lives.
+struct WeightTensor {
+  std::string name;
+  std::vector<int64_t> shape;  // [N, K] for matrices, [n] for vectors
+  GgmlType type = GgmlType::F32;
+  std::span<const uint8_t> data;
+  uint64_t n_elements = 0;
+
+  int64_t rows() const { return shape.size() == 2 ? shape[0] : 1; }
+  int64_t cols() const { return shape.back(); }
+  std::vector<float> to_f32() const;  // Unsupported for types other than F32/F16/BF16/Q4_0/Q8_0
+  Q4gsw q4gsw() const;                // Unsupported unless type == Q4_0
+};
+
+class WeightSource {
+ public:
+  const LlamaConfig& config() const { return cfg_; }
+  bool has(const std::string& name) const { return tensors_.count(name) != 0; }
+  const WeightTensor* find(const std::string& name) const;
+  const WeightTensor& get(const std::string& name) const;  // InvalidArgument naming the tensor if absent
+  std::vector<std::string> names() const;
+  const GgufFile* gguf() const { return gguf_.get(); }        // null unless loaded from GGUF
+  const Llama2cFile* llama2c() const { return l2c_.get(); }   // null unless loaded from llama2.c
+
+  // GGUF: general.architecture in {llama, qwen2, qwen3} (Unsupported otherwise, naming it); keys
+  // {arch}.embedding_length, .feed_forward_length, .block_count, .attention.head_count,
+  // .attention.head_count_kv, .context_length, .attention.layer_norm_rms_epsilon (required),
+  // .attention.key_length (default dim/n_heads), .rope.freq_base (default 10000). Unsupported if
+  // .rope.dimension_count != head_dim (partial rotary). FormatError for missing/mis-shaped tensors.
+  friend WeightSource load_gguf_llama(GgufFile file);
+  // llama2.c: arch llama, interleaved RoPE, theta 10000, eps 1e-5, context = seq_len, all tensors F32.
+  friend WeightSource load_llama2c(Llama2cFile file);
+
+ private:
+  void add(WeightTensor t);
+  void validate() const;  // checks all canonical tensors exist with the shapes above
+  LlamaConfig cfg_;
+  std::map<std::string, WeightTensor> tensors_;
+  std::shared_ptr<const GgufFile> gguf_;
+  std::shared_ptr<const Llama2cFile> l2c_;
+};
+
+WeightSource load_gguf_llama(GgufFile file);
+WeightSource load_gguf_llama(const std::string& path);
+WeightSource load_llama2c(Llama2cFile file);
+WeightSource load_llama2c(const std::string& path);
+
+}  // namespace wgrt
