@@ -4,4 +4,7 @@
 
 namespace wgrt::cli {
 void add_info(CLI::App& app);
+void add_generate(CLI::App& app);
+void add_bench(CLI::App& app);
+void add_ops(CLI::App& app);
 }  // namespace wgrt::cli

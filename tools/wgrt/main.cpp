@@ -9,6 +9,9 @@ int main(int argc, char** argv) {
   CLI::App app{"wgrt: neural-network inference on any GPU through WebGPU (Dawn)"};
   app.require_subcommand(1);
   wgrt::cli::add_info(app);
+  wgrt::cli::add_generate(app);
+  wgrt::cli::add_bench(app);
+  wgrt::cli::add_ops(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

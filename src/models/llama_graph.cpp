@@ -1,0 +1,185 @@
+#include "models/llama_graph.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "wgrt/error.h"
+
+namespace wgrt::models {
+
+namespace {
+
+class Builder {
+ public:
+  Builder(const WeightSource& w, const LlamaGraphOptions& o, LlamaGraph& out) : w_(w), cfg_(w.config()), o_(o), out_(out) {}
+
+  // A [N, K] weight as either a q4gsw pair (4-bit) or an f32 matrix.
+  struct Matrix {
+    bool q4 = false;
+    ValueId weight = -1, scales = -1;  // q4: qweight u32 [N, K/8], scales f32 [N, K/32]
+    int64_t n = 0, k = 0;
+  };
+
+  Matrix matrix(const std::string& name) {
+    if (auto it = mats_.find(name); it != mats_.end()) return it->second;
+    const WeightTensor& t = w_.get(name);
+    Matrix m;
+    m.n = t.rows();
+    m.k = t.cols();
+    if (t.type == GgmlType::Q4_0 && o_.weights == WeightPolicy::Auto) {
+      Q4gsw q = t.q4gsw();
+      m.q4 = true;
+      out_.weight_bytes += q.qweight.size() * 4 + q.scales.size() * 4;
+      m.weight = g().constant(name + ".qweight", DType::U32, {m.n, m.k / 8}, ConstantData::from_vector(std::move(q.qweight)));
+      m.scales = g().constant(name + ".scales", DType::F32, {m.n, m.k / 32}, ConstantData::from_vector(std::move(q.scales)));
+    } else {
+      std::vector<float> f = t.to_f32();
+      out_.weight_bytes += f.size() * 4;
+      m.weight = g().constant(name, DType::F32, {m.n, m.k}, ConstantData::from_vector(std::move(f)));
+    }
+    mats_[name] = m;
+    return m;
+  }
+
+  ValueId vector(const std::string& name) {
+    const WeightTensor& t = w_.get(name);
+    std::vector<float> f = t.to_f32();
+    out_.weight_bytes += f.size() * 4;
+    int64_t n = int64_t(f.size());
+    return g().constant(name, DType::F32, {n}, ConstantData::from_vector(std::move(f)));
+  }
+
+  // Every intermediate gets explicit max dims: [1, S, ...] (prefill max), or [1, ...] after the last-token select.
+  Dims like(ValueId x, int64_t last) const {
+    Dims d = out_.graph.tensor_at(x).max_dims;
+    d.back() = last;
+    return d;
+  }
+
+  ValueId linear(ValueId x, const std::string& wname, const std::string& bias_name, const std::string& label) {
+    Matrix m = matrix(wname);
+    ValueId bias = bias_name.empty() || !w_.has(bias_name) ? g().none() : vector(bias_name);
+    ValueId y = g().tensor(DType::F32, like(x, m.n), label);
+    if (m.q4)
+      g().op("et_vk.linear_q4gsw.default", {x, m.weight, m.scales, g().int_value(32), bias, y}, label);
+    else
+      g().op("aten.linear.default", {x, m.weight, bias, y}, label);
+    return y;
+  }
+
+  ValueId rms_norm(ValueId x, ValueId weight, const std::string& label) {
+    ValueId y = g().tensor(DType::F32, g().tensor_at(x).max_dims, label);
+    g().op("et_vk.rms_norm.default", {x, weight, g().real(cfg_.rms_eps), y}, label);
+    return y;
+  }
+
+  ValueId view(ValueId x, IntList sizes, const std::string& label) {
+    Dims d(sizes.begin(), sizes.end());
+    d[1] = g().tensor_at(x).max_dims[1];  // the -1 (sequence) dim
+    ValueId y = g().tensor(DType::F32, d, label);
+    g().op("aten.view_copy.default", {x, g().int_list(std::move(sizes)), y}, label);
+    return y;
+  }
+
+  ValueId binary(const char* op, ValueId a, ValueId b, const std::string& label, bool alpha) {
+    ValueId y = g().tensor(DType::F32, g().tensor_at(a).max_dims, label);
+    if (alpha) g().op(op, {a, b, g().real(1.0), y}, label);
+    else g().op(op, {a, b, y}, label);
+    return y;
+  }
+
+  void build() {
+    const int C = o_.context > 0 ? o_.context : cfg_.context_length;
+    if (C <= 0) throw InvalidArgument("the model declares no context length: pass a context size");
+    if (C > cfg_.context_length && cfg_.context_length > 0)
+      throw InvalidArgument(fmt::format("context {} exceeds the model's context length {}", C, cfg_.context_length));
+    const int S = o_.max_prefill > 0 ? std::min(o_.max_prefill, C) : std::min(C, 512);
+    out_.context = C;
+    out_.max_prefill = S;
+    const int64_t D = cfg_.dim, hd = cfg_.head_dim, Hq = cfg_.n_heads, Hkv = cfg_.n_kv_heads;
+
+    out_.tokens = g().input("tokens", DType::I32, {1, S});
+    out_.input_pos = g().input("input_pos", DType::I32, {1});
+    ValueId pos = g().symint();
+    g().op("et_vk.select_as_symint.default", {out_.input_pos, g().int_value(0), g().int_value(0), pos}, "input_pos");
+
+    // RoPE tables [C, hd/2], computed in double: angle(p, i) = p * theta^(-2i/hd).
+    std::vector<float> cosv(size_t(C) * size_t(hd / 2)), sinv(cosv.size());
+    for (int p = 0; p < C; ++p)
+      for (int64_t i = 0; i < hd / 2; ++i) {
+        double a = double(p) * std::pow(double(cfg_.rope_theta), -2.0 * double(i) / double(hd));
+        cosv[size_t(p) * size_t(hd / 2) + size_t(i)] = float(std::cos(a));
+        sinv[size_t(p) * size_t(hd / 2) + size_t(i)] = float(std::sin(a));
+      }
+    ValueId fcos = g().constant("rope.cos", DType::F32, {C, hd / 2}, ConstantData::from_vector(std::move(cosv)));
+    ValueId fsin = g().constant("rope.sin", DType::F32, {C, hd / 2}, ConstantData::from_vector(std::move(sinv)));
+    const char* rope_op = cfg_.rope_interleaved ? "et_vk.apply_rotary_emb.default" : "et_vk.apply_rotary_emb_hf.default";
+
+    // Token embedding.
+    ValueId x = g().tensor(DType::F32, {1, S, D}, "embd");
+    Matrix emb = matrix("tok_embd");
+    if (emb.q4)
+      g().op("et_vk.embedding_q4gsw.default", {emb.weight, emb.scales, g().int_value(32), out_.tokens, x}, "tok_embd");
+    else
+      g().op("aten.embedding.default", {emb.weight, out_.tokens, x}, "tok_embd");
+
+    for (int l = 0; l < cfg_.n_layers; ++l) {
+      g().set_layer(l);
+      std::string p = fmt::format("blk.{}.", l);
+      ValueId h = rms_norm(x, vector(p + "attn_norm"), p + "attn_norm");
+      ValueId q = view(linear(h, p + "attn_q", p + "attn_q.bias", p + "attn_q"), {1, -1, Hq, hd}, p + "q_heads");
+      ValueId k = view(linear(h, p + "attn_k", p + "attn_k.bias", p + "attn_k"), {1, -1, Hkv, hd}, p + "k_heads");
+      ValueId v = view(linear(h, p + "attn_v", p + "attn_v.bias", p + "attn_v"), {1, -1, Hkv, hd}, p + "v_heads");
+      if (cfg_.has_qk_norm) {
+        q = rms_norm(q, vector(p + "attn_q_norm"), p + "attn_q_norm");
+        k = rms_norm(k, vector(p + "attn_k_norm"), p + "attn_k_norm");
+      }
+      ValueId qr = g().tensor(DType::F32, {1, S, Hq, hd}, p + "q_rope"), kr = g().tensor(DType::F32, {1, S, Hkv, hd}, p + "k_rope");
+      g().op(rope_op, {q, k, fcos, fsin, pos, qr, kr}, p + "rope");
+      ValueId kc = g().state(p + "k_cache", DType::F32, {1, C, Hkv, hd});
+      ValueId vc = g().state(p + "v_cache", DType::F32, {1, C, Hkv, hd});
+      ValueId att = g().tensor(DType::F32, {1, S, Hq, hd}, p + "attn");
+      g().op("llama.sdpa_with_kv_cache.default",
+             {qr, kr, v, kc, vc, pos, g().none(), g().none(), g().real(0.0), g().boolean(true), g().none(), att}, p + "sdpa");
+      ValueId o = linear(view(att, {1, -1, Hq * hd}, p + "attn_flat"), p + "attn_output", "", p + "attn_output");
+      ValueId x2 = binary("aten.add.Tensor", x, o, p + "attn_residual", true);
+      ValueId h2 = rms_norm(x2, vector(p + "ffn_norm"), p + "ffn_norm");
+      ValueId gate = linear(h2, p + "ffn_gate", "", p + "ffn_gate");
+      ValueId up = linear(h2, p + "ffn_up", "", p + "ffn_up");
+      ValueId act = g().tensor(DType::F32, g().tensor_at(gate).max_dims, p + "ffn_silu");
+      g().op("aten.silu.default", {gate, act}, p + "ffn_silu");
+      ValueId prod = binary("aten.mul.Tensor", act, up, p + "ffn_mul", false);
+      ValueId down = linear(prod, p + "ffn_down", "", p + "ffn_down");
+      x = binary("aten.add.Tensor", x2, down, p + "ffn_residual", true);
+    }
+    g().set_layer(-1);
+    // Only the last position feeds the classifier.
+    ValueId last = g().tensor(DType::F32, {1, D}, "last_hidden");
+    g().op("aten.select_copy.int", {x, g().int_value(1), g().int_value(-1), last}, "last_hidden");
+    ValueId n = rms_norm(last, vector("output_norm"), "output_norm");
+    out_.logits = linear(n, w_.has("output") ? "output" : "tok_embd", "", "output");
+    out_.next_token = g().tensor(DType::I32, {1}, "next_token");
+    g().op("aten.argmax.default", {out_.logits, g().int_value(-1), g().boolean(false), out_.next_token}, "argmax");
+    g().output(out_.logits);
+    g().output(out_.next_token);
+  }
+
+ private:
+  Graph& g() { return out_.graph; }
+  const WeightSource& w_;
+  const LlamaConfig& cfg_;
+  const LlamaGraphOptions& o_;
+  LlamaGraph& out_;
+  std::map<std::string, Matrix> mats_;
+};
+
+}  // namespace
+
+LlamaGraph build_llama_graph(const WeightSource& w, const LlamaGraphOptions& opts) {
+  LlamaGraph out;
+  Builder(w, opts, out).build();
+  return out;
+}
+
+}  // namespace wgrt::models

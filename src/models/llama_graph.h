@@ -1,0 +1,47 @@
+// Builds the wgrt graph of a Llama-family decoder (llama, qwen2, qwen3) from a WeightSource.
+//
+// One graph serves prefill and decode: `tokens` is an i32 input [1, S] with S <= max_prefill, `input_pos`
+// an i32 input [1] read into a SymInt (et_vk.select_as_symint), so positions advance without rebuilding.
+// Per layer: rms_norm -> q/k/v linear (+bias for qwen2) -> view [1,S,H,hd] -> (q/k rms_norm for qwen3) ->
+// RoPE (interleaved for llama, rotate-half for qwen; cos/sin tables precomputed in double) ->
+// llama.sdpa_with_kv_cache (fused cache update + causal GQA attention over [0, input_pos+S)) ->
+// output linear -> residual add -> rms_norm -> SwiGLU FFN (silu(gate) * up -> down) -> residual add.
+// Then the last position's hidden state -> rms_norm -> output linear (tied to tok_embd when the model ties
+// them) -> logits [1, vocab] and argmax [1] (greedy decoding reads back one int).
+// Weights: Q4_0 matrices become q4gsw constants (et_vk.linear_q4gsw / embedding_q4gsw) unless
+// WeightPolicy::F32; F32/F16/BF16/Q8_0 load as f32.
+// Follows: Meta Llama / llama2.c run.c forward pass; Qwen2/Qwen3 (Hugging Face modeling code).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "formats/model_weights.h"
+#include "graph/graph.h"
+
+namespace wgrt::models {
+
+enum class WeightPolicy {
+  Auto,  // keep Q4_0 as 4-bit on the GPU, everything else f32
+  F32,   // dequantize every weight to f32
+};
+
+struct LlamaGraphOptions {
+  int context = 0;       // KV-cache length C (0: the model's context_length); tokens beyond it are an error
+  int max_prefill = 0;   // max tokens per execute (0: min(context, 512))
+  WeightPolicy weights = WeightPolicy::Auto;
+};
+
+struct LlamaGraph {
+  Graph graph;
+  ValueId tokens = -1;     // input i32 [1, S]
+  ValueId input_pos = -1;  // input i32 [1]
+  ValueId logits = -1;     // output f32 [1, vocab] (last position)
+  ValueId next_token = -1; // output i32 [1] (argmax of logits)
+  int context = 0, max_prefill = 0;
+  uint64_t weight_bytes = 0;  // bytes of weight constants as uploaded
+};
+
+// Throws InvalidArgument for bad options, Unsupported for tensor types it cannot load.
+LlamaGraph build_llama_graph(const WeightSource& w, const LlamaGraphOptions& opts);
+
+}  // namespace wgrt::models

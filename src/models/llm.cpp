@@ -1,0 +1,183 @@
+// wgrt::Llm: model loading, prefill/decode on the GPU, generation loop (include/wgrt/llm.h).
+#include "wgrt/llm.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+
+#include "formats/gguf.h"
+#include "formats/llama2c.h"
+#include "graph/executable.h"
+#include "models/llama_graph.h"
+#include "models/tokenizer_loader.h"
+#include "text/sampler.h"
+#include "text/utf8_stream.h"
+#include "webgpu/device.h"
+#include "wgrt/error.h"
+
+namespace wgrt {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+bool is_gguf(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw FormatError(fmt::format("cannot open model file {}", path));
+  char magic[4] = {};
+  f.read(magic, 4);
+  return f.gcount() == 4 && std::string(magic, 4) == "GGUF";
+}
+
+class LlmImpl final : public Llm {
+ public:
+  explicit LlmImpl(const LlmOptions& o) {
+    auto t0 = Clock::now();
+    gguf_ = is_gguf(o.model);
+    weights_ = gguf_ ? load_gguf_llama(o.model) : load_llama2c(o.model);
+    tok_ = models::load_tokenizer(weights_, o.tokenizer);
+    webgpu::DeviceOptions d;
+    d.adapter = o.adapter;
+    dev_ = webgpu::Device::create(d);
+    models::LlamaGraphOptions go;
+    go.context = o.context > 0 ? o.context : std::min(weights_.config().context_length, 4096);
+    go.max_prefill = o.max_prefill;
+    go.weights = o.force_f32 ? models::WeightPolicy::F32 : models::WeightPolicy::Auto;
+    models::LlamaGraph lg = models::build_llama_graph(weights_, go);
+    tokens_ = lg.tokens;
+    pos_ = lg.input_pos;
+    logits_ = lg.logits;
+    next_ = lg.next_token;
+    context_ = lg.context;
+    max_prefill_ = lg.max_prefill;
+    weight_bytes_ = lg.weight_bytes;
+    exe_ = ExecutableGraph::build(std::move(lg.graph), *dev_);
+    if (o.profile) exe_->enable_profiling(true);
+    dev_->wait_idle();
+    load_seconds_ = seconds_since(t0);
+  }
+
+  void run(const std::vector<int32_t>& tokens, int pos) {
+    if (tokens.empty()) throw InvalidArgument("forward: no tokens");
+    if (pos < 0 || pos + int(tokens.size()) > context_)
+      throw LimitError(fmt::format("positions {}..{} do not fit the context of {} tokens", pos, pos + int(tokens.size()) - 1,
+                                   context_));
+    for (int32_t t : tokens)
+      if (t < 0 || t >= vocab_size()) throw InvalidArgument(fmt::format("token id {} outside the vocabulary [0, {})", t, vocab_size()));
+    for (size_t i = 0; i < tokens.size(); i += size_t(max_prefill_)) {
+      size_t n = std::min(tokens.size() - i, size_t(max_prefill_));
+      std::vector<int32_t> chunk(tokens.begin() + long(i), tokens.begin() + long(i + n));
+      std::vector<int32_t> p = {pos + int32_t(i)};
+      exe_->set_input(tokens_, {1, int64_t(n)}, std::span<const int32_t>(chunk));
+      exe_->set_input(pos_, {1}, std::span<const int32_t>(p));
+      exe_->execute();
+    }
+  }
+
+  std::vector<float> forward(const std::vector<int32_t>& tokens, int pos) override {
+    run(tokens, pos);
+    return exe_->read_f32(logits_);
+  }
+
+  int32_t pick(text::Sampler* sampler, const std::vector<int32_t>& history) {
+    if (!sampler) return exe_->read_i32(next_).at(0);
+    std::vector<float> logits = exe_->read_f32(logits_);
+    return sampler->sample(logits, history);
+  }
+
+  GenerateStats generate(std::string_view prompt, const GenerateOptions& g,
+                         const std::function<void(std::string_view)>& on_text) override {
+    GenerateStats st;
+    std::vector<int32_t> ids = tokenize(prompt, g.add_bos);
+    if (ids.empty()) throw InvalidArgument("the prompt is empty and no BOS token was added: nothing to start from");
+    if (int(ids.size()) >= context_)
+      throw LimitError(fmt::format("the prompt has {} tokens but the context holds {} (no room to generate)", ids.size(),
+                                   context_));
+    if (g.max_tokens < 0) throw InvalidArgument("max_tokens must be >= 0");
+    std::unique_ptr<text::Sampler> sampler;
+    if (g.temperature > 0) {
+      text::SamplerConfig sc;
+      sc.temperature = g.temperature;
+      sc.top_k = g.top_k;
+      sc.top_p = g.top_p;
+      sc.min_p = g.min_p;
+      sc.repetition_penalty = g.repetition_penalty;
+      sc.seed = g.seed;
+      sampler = std::make_unique<text::Sampler>(sc);
+    } else if (g.repetition_penalty != 1.0f) {
+      throw InvalidArgument("repetition_penalty needs sampling (temperature > 0)");
+    }
+    st.prompt_tokens = int(ids.size());
+    std::vector<int32_t> history = ids;
+    auto t0 = Clock::now();
+    run(ids, 0);
+    int pos = int(ids.size());
+    int32_t next = g.max_tokens > 0 ? pick(sampler.get(), history) : -1;
+    st.prefill_seconds = seconds_since(t0);
+    text::Utf8Stream utf8;
+    int32_t prev = ids.back();
+    auto t1 = Clock::now();
+    st.stop_reason = "max_tokens";
+    for (int i = 0; i < g.max_tokens; ++i) {
+      int32_t tok = next;
+      if (tok == tok_->eos_id() || (!gguf_ && tok == tok_->bos_id())) {
+        st.stop_reason = "eos";
+        break;
+      }
+      st.tokens.push_back(tok);
+      history.push_back(tok);
+      ++st.generated_tokens;
+      std::string text = utf8.push(tok_->decode_piece(prev, tok));
+      if (!text.empty()) on_text(text);
+      prev = tok;
+      if (i + 1 == g.max_tokens) break;
+      if (pos >= context_) {
+        st.stop_reason = "context";
+        break;
+      }
+      run({tok}, pos);
+      ++pos;
+      next = pick(sampler.get(), history);
+    }
+    std::string tail = utf8.flush();
+    if (!tail.empty()) on_text(tail);
+    st.decode_seconds = seconds_since(t1);
+    return st;
+  }
+
+  std::vector<int32_t> tokenize(std::string_view text, bool add_bos) const override { return tok_->encode(text, add_bos); }
+  std::string detokenize(const std::vector<int32_t>& ids) const override { return tok_->decode(ids); }
+  int context() const override { return context_; }
+  int vocab_size() const override { return weights_.config().vocab_size; }
+  double load_seconds() const override { return load_seconds_; }
+  uint64_t gpu_bytes() const override { return dev_->allocated_bytes(); }
+
+  std::string description() const override {
+    const LlamaConfig& c = weights_.config();
+    return fmt::format("{} dim {} layers {} heads {}/{} (head dim {}) ffn {} vocab {} | context {} | weights {:.1f} MiB | {}",
+                       c.arch, c.dim, c.n_layers, c.n_heads, c.n_kv_heads, c.head_dim, c.hidden_dim, c.vocab_size,
+                       context_, double(weight_bytes_) / 1048576.0, dev_->adapter_info().summary());
+  }
+  std::string profile_report() const override { return exe_->profiler() ? exe_->profiler()->table() : ""; }
+  std::string profile_trace() const override { return exe_->profiler() ? exe_->profiler()->chrome_trace() : ""; }
+
+ private:
+  bool gguf_ = false;
+  WeightSource weights_;
+  std::unique_ptr<text::Tokenizer> tok_;
+  std::unique_ptr<webgpu::Device> dev_;
+  std::unique_ptr<ExecutableGraph> exe_;
+  ValueId tokens_ = -1, pos_ = -1, logits_ = -1, next_ = -1;
+  int context_ = 0, max_prefill_ = 0;
+  uint64_t weight_bytes_ = 0;
+  double load_seconds_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Llm> Llm::load(const LlmOptions& opts) { return std::make_unique<LlmImpl>(opts); }
+
+}  // namespace wgrt

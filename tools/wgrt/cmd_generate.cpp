@@ -1,0 +1,68 @@
+// `wgrt generate`: load a model, prefill the prompt, decode with a KV cache, stream the text.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "commands.h"
+#include "wgrt/llm.h"
+
+namespace wgrt::cli {
+
+void add_model_options(CLI::App* cmd, LlmOptions& o) {
+  cmd->add_option("-m,--model", o.model, "Model file: GGUF (llama, qwen2, qwen3) or llama2.c checkpoint (.bin)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("-t,--tokenizer", o.tokenizer, "llama2.c tokenizer file (for .bin models; GGUF embeds its vocabulary)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--ctx", o.context, "KV-cache length in tokens (default: the model's context, at most 4096)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--prefill-chunk", o.max_prefill, "Max tokens per prefill step (default: min(ctx, 512))")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--adapter", o.adapter, "Adapter: vulkan | opengl | discrete | integrated | cpu | name substring");
+  cmd->add_flag("--f32", o.force_f32, "Dequantize 4-bit weights to f32");
+}
+
+void add_generate(CLI::App& app) {
+  auto* cmd = app.add_subcommand("generate", "Generate text from a prompt with a Llama-family model on the GPU");
+  auto o = std::make_shared<LlmOptions>();
+  auto g = std::make_shared<GenerateOptions>();
+  auto prompt = std::make_shared<std::string>();
+  auto trace = std::make_shared<std::string>();
+  add_model_options(cmd, *o);
+  cmd->add_option("-p,--prompt", *prompt, "Prompt text (default: empty, start from BOS)");
+  cmd->add_option("-n,--n-predict", g->max_tokens, "Number of tokens to generate")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--temp", g->temperature, "Sampling temperature (0 = greedy)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--top-k", g->top_k, "Top-k sampling (0 = off)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--top-p", g->top_p, "Top-p (nucleus) sampling (1 = off)")->check(CLI::Range(0.0f, 1.0f));
+  cmd->add_option("--min-p", g->min_p, "Min-p sampling (0 = off)")->check(CLI::Range(0.0f, 1.0f));
+  cmd->add_option("--repeat-penalty", g->repetition_penalty, "Repetition penalty (1 = off)");
+  cmd->add_option("--seed", g->seed, "Random seed for sampling");
+  cmd->add_flag("--profile", o->profile, "Print a per-kernel GPU time table (timestamp queries)");
+  cmd->add_option("--trace", *trace, "With --profile: write a Chrome trace JSON file here");
+  cmd->callback([o, g, prompt, trace] {
+    auto llm = Llm::load(*o);
+    GenerateStats st = llm->generate(*prompt, *g, [](std::string_view s) {
+      std::fwrite(s.data(), 1, s.size(), stdout);
+      std::fflush(stdout);
+    });
+    std::printf("\n");
+    std::fflush(stdout);
+    if (st.stop_reason == "context")
+      fmt::print(stderr, "wgrt: stopped at the context limit of {} tokens\n", llm->context());
+    fmt::print(stderr, "model: {}\n", llm->description());
+    fmt::print(stderr, "load: {:.3f} s | prompt: {} tokens, {:.1f} tok/s | generated: {} tokens, {:.1f} tok/s | stop: {} | GPU memory: {:.1f} MiB\n",
+               llm->load_seconds(), st.prompt_tokens, st.prefill_tok_s(), st.generated_tokens, st.decode_tok_s(),
+               st.stop_reason, double(llm->gpu_bytes()) / 1048576.0);
+    if (o->profile) {
+      fmt::print(stderr, "{}", llm->profile_report());
+      if (!trace->empty()) {
+        std::ofstream(*trace) << llm->profile_trace();
+        fmt::print(stderr, "trace written to {}\n", *trace);
+      }
+    }
+  });
+}
+
+}  // namespace wgrt::cli

@@ -1,0 +1,21 @@
+// `wgrt ops`: every registered op with its kernels and whether it has a resize hook.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "commands.h"
+#include "graph/op_registry.h"
+
+namespace wgrt::cli {
+
+void add_ops(CLI::App& app) {
+  auto* cmd = app.add_subcommand("ops", "List the registered ops, their WGSL kernels and resize support");
+  cmd->callback([] {
+    const auto& all = OpRegistry::builtin().all();
+    fmt::print("{:<40} {:<7} {}\n", "op", "resize", "kernels");
+    for (const auto& [name, def] : all)
+      fmt::print("{:<40} {:<7} {}\n", name, def.resizable ? "yes" : "NO", def.kernels.empty() ? "(host)" : fmt::format("{}", fmt::join(def.kernels, ", ")));
+    fmt::print("{} ops\n", all.size());
+  });
+}
+
+}  // namespace wgrt::cli
