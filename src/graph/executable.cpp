@@ -71,6 +71,11 @@ void plan_and_allocate(BuildState& s) {
     for (ValueId a : s.graph.nodes()[i].args) {
       first[size_t(a)] = std::min(first[size_t(a)], int(i));
       last[size_t(a)] = std::max(last[size_t(a)], int(i));
+      if (auto* vl = std::get_if<ValueList>(&values[size_t(a)]))  // tensors inside a list argument (aten.cat)
+        for (ValueId m : vl->ids) {
+          first[size_t(m)] = std::min(first[size_t(m)], int(i));
+          last[size_t(m)] = std::max(last[size_t(m)], int(i));
+        }
     }
   std::vector<LifetimeRequest> reqs;
   std::vector<ValueId> req_ids;
@@ -89,6 +94,7 @@ void plan_and_allocate(BuildState& s) {
       case TensorRole::Constant:
         s.buffers.back().write(t->constant.data, t->constant.bytes);
         s.stats.constant_bytes += s.buffers.back().size();
+        t->constant = {};  // uploaded: release the host copy (or the file mapping's reference)
         break;
       case TensorRole::State: s.stats.state_bytes += s.buffers.back().size(); break;
       default: s.stats.io_bytes += s.buffers.back().size();
@@ -131,7 +137,8 @@ void make_bind_groups(BuildState& s) {
           const TensorValue& t = s.graph.tensor_at(x.index);
           const webgpu::Buffer& buf = s.buffers[size_t(s.tensor_buffer[size_t(x.index)])];
           labels.push_back(t.name);
-          b.push_back({buf.get(), 0, std::max<uint64_t>((t.max_bytes() + 3) / 4 * 4, 4), {}});
+          if (x.size) b.push_back({buf.get(), x.offset, x.size, {}});
+          else b.push_back({buf.get(), 0, std::max<uint64_t>((t.max_bytes() + 3) / 4 * 4, 4), {}});
           break;
         }
         case Binding::Kind::Scratch: {

@@ -60,6 +60,19 @@ const IntList& OpBuilder::int_list(size_t i) const {
   return *x;
 }
 
+const std::vector<ValueId>& OpBuilder::value_list(size_t i) const {
+  auto* x = std::get_if<ValueList>(&value(i));
+  if (!x) fail("argument {} must be a value list, got {}", i, value_kind(value(i)));
+  return x->ids;
+}
+
+TensorValue& OpBuilder::tensor_by_id(ValueId id) const {
+  const Value& v = s_.graph.value(id);  // bounds-checked
+  auto* t = std::get_if<TensorValue>(&s_.graph.values()[size_t(id)]);
+  if (!t) fail("value {} must be a tensor, got {}", id, value_kind(v));
+  return *t;
+}
+
 const webgpu::Device& OpBuilder::device() const { return s_.dev; }
 
 void OpBuilder::check_args(size_t n) const { check(num_args() == n, "expects {} arguments, got {}", n, num_args()); }
@@ -94,8 +107,19 @@ DispatchRef OpBuilder::dispatch(webgpu::KernelSpec spec, std::vector<Binding> bi
   for (const Binding& b : bindings)
     if (b.kind == Binding::Kind::Tensor) {
       bool found = false;
-      for (ValueId a : node().args) found |= a == b.index;
+      for (ValueId a : node().args) {
+        found |= a == b.index;
+        if (auto* vl = std::get_if<ValueList>(&s_.graph.value(a)))  // members of a list argument (aten.cat)
+          for (ValueId m : vl->ids) found |= m == b.index;
+      }
       check(found, "a dispatch binds value {} which is not an argument of the node", b.index);
+      if (b.size) {
+        const auto& t = s_.graph.tensor_at(b.index);
+        uint64_t align = s_.dev.limits().minStorageBufferOffsetAlignment;
+        check(b.offset % std::max<uint64_t>(align, 1) == 0 && b.size % 4 == 0 && b.offset + b.size <= t.max_bytes(),
+              "binding range [{}, {}) of tensor '{}' ({} bytes) is out of bounds or misaligned (offset alignment {})",
+              b.offset, b.offset + b.size, t.name, t.max_bytes(), align);
+      }
     }
   DispatchRecord d;
   try {
@@ -122,6 +146,8 @@ std::string ResizeContext::where() const {
 }
 
 TensorValue& ResizeContext::tensor(size_t i) const { return s_.graph.tensor_at(s_.graph.nodes()[node_].args.at(i)); }
+
+TensorValue& ResizeContext::tensor_by_id(ValueId id) const { return s_.graph.tensor_at(id); }
 
 int64_t ResizeContext::int_arg(size_t i) const {
   const Value& v = s_.graph.value(s_.graph.nodes()[node_].args.at(i));

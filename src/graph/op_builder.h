@@ -34,7 +34,17 @@ struct DispatchRef {
 struct Binding {
   enum class Kind : uint8_t { Tensor, Scratch, Uniform } kind;
   int index;
+  // Tensor only: a byte range of the tensor's buffer (size 0 = the whole tensor). The offset must be a
+  // multiple of minStorageBufferOffsetAlignment (checked by OpBuilder::dispatch); used to bind slices of
+  // weights larger than maxStorageBufferBindingSize.
+  uint64_t offset = 0, size = 0;
   static Binding tensor(ValueId id) { return {Kind::Tensor, id}; }
+  static Binding tensor_range(ValueId id, uint64_t offset, uint64_t size) {
+    Binding b{Kind::Tensor, id};
+    b.offset = offset;
+    b.size = size;
+    return b;
+  }
   Binding(UniformRef u) : kind(Kind::Uniform), index(u.index) {}
   Binding(ScratchRef s) : kind(Kind::Scratch), index(s.index) {}
 
@@ -60,6 +70,8 @@ class OpBuilder {
   double real_arg(size_t i) const;      // Double (or Int)
   bool bool_arg(size_t i) const;
   const IntList& int_list(size_t i) const;
+  const std::vector<ValueId>& value_list(size_t i) const;  // argument i must be a ValueList (e.g. aten.cat)
+  TensorValue& tensor_by_id(ValueId id) const;             // a tensor named by id (a ValueList member)
   const webgpu::Device& device() const;
 
   // Errors name the node, its label and the op: "node 12 'blk.0.attn_q' (aten.linear.default): msg".
@@ -93,6 +105,7 @@ class ResizeContext {
  public:
   ResizeContext(BuildState& s, size_t node_index) : s_(s), node_(node_index) {}
   TensorValue& tensor(size_t i) const;
+  TensorValue& tensor_by_id(ValueId id) const;  // a tensor named by id (a ValueList member)
   int64_t int_arg(size_t i) const;  // Int or live SymInt value
   void set_symint(size_t i, int64_t v) const;
   // Host copy of an input tensor's current data (for select_as_symint); empty for non-inputs.

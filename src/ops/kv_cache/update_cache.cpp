@@ -1,0 +1,60 @@
+// llama.update_cache.default(value [B,S,H,D], cache [B,C_max,H,D], input_pos (Int|SymInt)): writes the S rows
+// of value into the cache at rows [input_pos, input_pos + S), in place (the cache is a graph State tensor).
+// f32. input_pos < 0 or input_pos + S > C_max is a LimitError at execute (never a silent overwrite); the
+// graph stays usable. Reference: ExecuTorch extension/llm/custom_ops update_cache.
+#include <fmt/format.h>
+
+#include "graph/op_registry.h"
+#include "ops/families.h"
+#include "ops/kv_cache/kv_cache.h"
+
+namespace wgrt::ops {
+
+CacheWrite declare_cache_write(OpBuilder& b, size_t value, size_t cache) {
+  b.check_dtype(value, DType::F32);
+  b.check_dtype(cache, DType::F32);
+  b.check_rank(value, 4, 4);
+  b.check_rank(cache, 4, 4);
+  const Dims& v = b.tensor(value).dims;
+  const Dims& c = b.tensor(cache).dims;
+  b.check(v[0] == c[0] && v[2] == c[2] && v[3] == c[3], "value {} and cache {} must agree in B, H and D", dims_str(v), dims_str(c));
+  CacheWrite w;
+  w.params = b.uniform(8 * sizeof(uint32_t));
+  using webgpu::BindingType;
+  w.dispatch = b.dispatch({"ops/kv_cache/update_cache.wgsl", "main",
+                           {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform}, {}, {}},
+                          {Binding::tensor(b.arg(value)), Binding::tensor(b.arg(cache)), w.params});
+  return w;
+}
+
+void resize_cache_write(ResizeContext& r, const CacheWrite& w, size_t value, size_t cache, int64_t pos) {
+  const TensorValue& vt = r.tensor(value);
+  const TensorValue& ct = r.tensor(cache);
+  const Dims& v = vt.dims;
+  const Dims& c = ct.dims;
+  if (v[0] != c[0] || v[2] != c[2] || v[3] != c[3])
+    r.fail("value '{}' {} and cache '{}' {} must agree in B, H and D", vt.name, dims_str(v), ct.name, dims_str(c));
+  if (pos < 0 || pos + v[1] > c[1])
+    throw LimitError(r.where() + fmt::format("input_pos {} + {} tokens exceeds the cache '{}' context {}", pos, v[1], ct.name, c[1]));
+  uint32_t p[8] = {uint32_t(numel(v)), uint32_t(v[2] * v[3]), uint32_t(std::max<int64_t>(v[1], 1)), uint32_t(c[1]),
+                   uint32_t(pos), 0, 0, 0};
+  r.set_uniform(w.params, p);
+  r.set_workgroups(w.dispatch, div_up(uint64_t(p[0]), 256));
+}
+
+namespace {
+
+void build_update_cache(OpBuilder& b) {
+  b.check_args(3);
+  b.int_arg(2);
+  CacheWrite w = declare_cache_write(b, 0, 1);
+  b.on_resize([=](ResizeContext& r) { resize_cache_write(r, w, 0, 1, r.int_arg(2)); });
+}
+
+}  // namespace
+
+void register_kv_cache_ops(OpRegistry& r) {
+  r.add({"llama.update_cache.default", build_update_cache, {"ops/kv_cache/update_cache.wgsl:main"}, true});
+}
+
+}  // namespace wgrt::ops

@@ -1,0 +1,302 @@
+// llama.sdpa_with_kv_cache: GPU vs the double-precision reference (reference/attention_ref.h) and PyTorch
+// goldens, on ONE graph per configuration across prefill and decode steps (input_pos a live SymInt from
+// et_vk.select_as_symint). Covers GQA groups 1/2/4/8, D 8/32/64/128, odd sizes, cache exactly full and
+// overflow, non-causal, both routes (general and split-KV at long context), and a pinned-input_pos negative
+// control. Tolerance: |gpu - ref| <= 1e-4 + 1e-3 |ref|.
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+
+#include "gpu_fixture.h"
+#include "graph/executable.h"
+#include "ops/attention/sdpa.h"
+#include "reference/attention_ref.h"
+#include "support/paths.h"
+#include "wgrt/error.h"
+
+using namespace wgrt;
+using wgrt::test::gpu;
+
+namespace {
+
+void expect_close(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], 1e-4 + 1e-3 * std::fabs(want[i])) << what << " at " << i;
+}
+
+double max_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  double m = 0;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) m = std::max(m, double(std::fabs(a[i] - b[i])));
+  return m;
+}
+
+std::vector<float> randn(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+// Restores the split-route threshold at scope exit.
+struct SplitThreshold {
+  int64_t saved = ops::sdpa_split_min_context();
+  explicit SplitThreshold(int64_t v) { ops::set_sdpa_split_min_context(v); }
+  ~SplitThreshold() { ops::set_sdpa_split_min_context(saved); }
+};
+
+// A graph: [optional cache fill: update_cache(kfill), update_cache(vfill) at fill_pos] then
+// sdpa_with_kv_cache(q, k, v, caches, input_pos, seq_len = sym_size(q, 1), None, 0.0, causal, scale, out).
+// A CPU mirror of the caches gives the reference.
+struct Sdpa {
+  int64_t B, S_max, Hq, Hkv, D, C;
+  bool causal;
+  double scale;
+  ValueId q, k, v, pos_in, out, kc, vc, kfill = -1, vfill = -1, fill_pos = -1;
+  std::unique_ptr<ExecutableGraph> exe;
+  std::vector<float> kc_ref, vc_ref;
+  uint32_t seed = 7;
+
+  Sdpa(int64_t B_, int64_t S_max_, int64_t Hq_, int64_t Hkv_, int64_t D_, int64_t C_, bool causal_ = true,
+       bool pinned_pos = false, int64_t fill_max = 0, std::optional<double> scale_ = std::nullopt)
+      : B(B_), S_max(S_max_), Hq(Hq_), Hkv(Hkv_), D(D_), C(C_), causal(causal_) {
+    scale = scale_ ? *scale_ : 1.0 / std::sqrt(double(D));
+    Graph g;
+    q = g.input("q", DType::F32, {B, S_max, Hq, D});
+    k = g.input("k", DType::F32, {B, S_max, Hkv, D});
+    v = g.input("v", DType::F32, {B, S_max, Hkv, D});
+    pos_in = g.input("input_pos", DType::I32, {1});
+    kc = g.state("k_cache", DType::F32, {B, C, Hkv, D});
+    vc = g.state("v_cache", DType::F32, {B, C, Hkv, D});
+    ValueId pos = pinned_pos ? g.int_value(0) : g.symint();
+    if (!pinned_pos) g.op("et_vk.select_as_symint.default", {pos_in, g.int_value(0), g.int_value(0), pos});
+    if (fill_max > 0) {
+      kfill = g.input("k_fill", DType::F32, {B, fill_max, Hkv, D});
+      vfill = g.input("v_fill", DType::F32, {B, fill_max, Hkv, D});
+      fill_pos = g.input("fill_pos", DType::I32, {1});
+      ValueId fp = g.symint();
+      g.op("et_vk.select_as_symint.default", {fill_pos, g.int_value(0), g.int_value(0), fp});
+      g.op("llama.update_cache.default", {kfill, kc, fp});
+      g.op("llama.update_cache.default", {vfill, vc, fp});
+    }
+    ValueId seq_len = g.symint();
+    g.op("aten.sym_size.int", {q, g.int_value(1), seq_len});
+    out = g.tensor_like(DType::F32, "attn_out");
+    g.op("llama.sdpa_with_kv_cache.default",
+         {q, k, v, kc, vc, pos, seq_len, g.none(), g.real(0.0), g.boolean(causal), scale_ ? g.real(*scale_) : g.none(), out},
+         "attn");
+    g.output(out);
+    exe = ExecutableGraph::build(std::move(g), gpu());
+    kc_ref.assign(size_t(B * C * Hkv * D), 0.0f);
+    vc_ref = kc_ref;
+    if (fill_max > 0) set_fill(0, 0);
+  }
+
+  void set_fill(int64_t n, int32_t at) {
+    std::vector<float> kf = randn(size_t(B * n * Hkv * D), seed++), vf = randn(size_t(B * n * Hkv * D), seed++);
+    exe->set_input(kfill, {B, n, Hkv, D}, std::span<const float>(kf));
+    exe->set_input(vfill, {B, n, Hkv, D}, std::span<const float>(vf));
+    std::vector<int32_t> p = {at};
+    exe->set_input(fill_pos, {1}, std::span<const int32_t>(p));
+    ref::cache_write(kc_ref, kf, B, n, Hkv, D, C, at);
+    ref::cache_write(vc_ref, vf, B, n, Hkv, D, C, at);
+  }
+
+  struct Step {
+    std::vector<float> q, k, v;
+    int64_t S;
+    int32_t pos;
+  };
+  Step make_step(int64_t S, int32_t pos) {
+    return {randn(size_t(B * S * Hq * D), seed++), randn(size_t(B * S * Hkv * D), seed++), randn(size_t(B * S * Hkv * D), seed++), S, pos};
+  }
+  // Runs a step on the GPU (throws what execute throws); the reference caches are updated only on success.
+  std::vector<float> run(const Step& st) {
+    exe->set_input(q, {B, st.S, Hq, D}, std::span<const float>(st.q));
+    exe->set_input(k, {B, st.S, Hkv, D}, std::span<const float>(st.k));
+    exe->set_input(v, {B, st.S, Hkv, D}, std::span<const float>(st.v));
+    std::vector<int32_t> p = {st.pos};
+    exe->set_input(pos_in, {1}, std::span<const int32_t>(p));
+    exe->execute();
+    return exe->read_f32(out);
+  }
+  std::vector<float> expected(const Step& st) {
+    ref::cache_write(kc_ref, st.k, B, st.S, Hkv, D, C, st.pos);
+    ref::cache_write(vc_ref, st.v, B, st.S, Hkv, D, C, st.pos);
+    return ref::attention(st.q, kc_ref, vc_ref, B, st.S, Hq, Hkv, D, C, st.pos, causal, scale);
+  }
+  bool split_active() const {
+    std::istringstream in(exe->dump());
+    for (std::string line; std::getline(in, line);)
+      if (line.find("sdpa_split.wgsl:partial") != std::string::npos) return line.find("inactive") == std::string::npos;
+    return false;
+  }
+};
+
+}  // namespace
+
+TEST(Sdpa, GqaHeadDimsPrefillDecodeBothRoutes) {
+  struct Case {
+    int64_t B, Hq, Hkv, D;
+  };
+  // groups 1, 2, 4, 8; D 8, 32, 64, 128; odd head counts and C_max.
+  for (Case c : {Case{2, 3, 3, 8}, Case{1, 6, 3, 64}, Case{1, 8, 2, 128}, Case{1, 8, 1, 32}, Case{1, 4, 4, 8}}) {
+    Sdpa t(c.B, 7, c.Hq, c.Hkv, c.D, 23);
+    int32_t pos = 0;
+    for (int64_t S : {7, 1, 1, 5, 1}) {
+      auto st = t.make_step(S, pos);
+      std::string what = fmt::format("Hq={} Hkv={} D={} S={} pos={}", c.Hq, c.Hkv, c.D, S, pos);
+      std::vector<float> got;
+      {
+        SplitThreshold never(std::numeric_limits<int64_t>::max());
+        got = t.run(st);
+        EXPECT_FALSE(t.split_active());
+      }
+      auto want = t.expected(st);
+      ASSERT_EQ(t.exe->dims(t.out), (Dims{c.B, S, c.Hq, c.D}));
+      expect_close(got, want, what + " general");
+      if (S == 1) {  // same step again through the split-KV route (the cache write is idempotent)
+        SplitThreshold always(1);
+        auto split = t.run(st);
+        EXPECT_TRUE(t.split_active());
+        expect_close(split, want, what + " split");
+      }
+      pos += int32_t(S);
+    }
+  }
+}
+
+TEST(Sdpa, Prefill1_7_128ThenDecodeOnOneGraph) {
+  for (int64_t P : {1, 7, 128}) {
+    Sdpa t(1, 128, 4, 2, 64, 141);
+    auto st = t.make_step(P, 0);
+    expect_close(t.run(st), t.expected(st), fmt::format("prefill {}", P));
+    for (int32_t i = 0; i < 4; ++i) {
+      auto d = t.make_step(1, int32_t(P) + i);
+      expect_close(t.run(d), t.expected(d), fmt::format("prefill {} decode {}", P, i));
+    }
+  }
+}
+
+TEST(Sdpa, CacheExactlyFullThenOverflowKeepsGraphUsable) {
+  Sdpa t(1, 6, 4, 2, 8, 13);
+  auto a = t.make_step(6, 0);
+  expect_close(t.run(a), t.expected(a), "prefill");
+  auto b = t.make_step(6, 6);
+  expect_close(t.run(b), t.expected(b), "second prefill");
+  auto c = t.make_step(1, 12);  // pos + S == C_max
+  expect_close(t.run(c), t.expected(c), "exactly full");
+  auto kc_before = t.exe->read_f32(t.kc);
+  for (auto bad : {t.make_step(1, 13), t.make_step(2, 12), t.make_step(1, -1)}) {
+    try {
+      t.run(bad);
+      FAIL() << "expected LimitError";
+    } catch (const LimitError& e) {
+      EXPECT_NE(std::string(e.what()).find("attn"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("exceeds"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(t.exe->read_f32(t.kc), kc_before) << "a failed step must not write the cache";
+  auto d = t.make_step(2, 4);  // rewinding (e.g. a new turn) still works
+  expect_close(t.run(d), t.expected(d), "after overflow");
+}
+
+TEST(Sdpa, NonCausalAndExplicitScale) {
+  Sdpa t(1, 5, 4, 1, 32, 17, /*causal=*/false, false, 0, 0.3);
+  int32_t pos = 0;
+  for (int64_t S : {3, 5, 1}) {
+    auto st = t.make_step(S, pos);
+    expect_close(t.run(st), t.expected(st), fmt::format("non-causal S={} pos={}", S, pos));
+    pos += int32_t(S);
+  }
+  // The causal mask matters for S > 1: a causal graph on the same data must differ.
+  Sdpa c(1, 5, 4, 1, 32, 17, /*causal=*/true, false, 0, 0.3);
+  c.seed = t.seed = 100;
+  auto s1 = t.make_step(5, 0);
+  auto s2 = c.make_step(5, 0);
+  EXPECT_GT(max_diff(t.run(s1), c.run(s2)), 1e-3);
+}
+
+TEST(Sdpa, SplitKvAtLongContextMatchesReferenceAndGeneralRoute) {
+  // C_max 4096, context 3000: the cache is filled through update_cache nodes of the same graph, then decode.
+  for (auto [Hq, Hkv, D] : {std::tuple<int64_t, int64_t, int64_t>{8, 2, 64}, {4, 1, 128}}) {
+    Sdpa t(1, 1, Hq, Hkv, D, 4096, true, false, /*fill_max=*/2999);
+    t.set_fill(2999, 0);
+    int32_t pos = 2999;
+    for (int i = 0; i < 3; ++i, ++pos) {
+      auto st = t.make_step(1, pos);
+      std::vector<float> split, general;
+      {
+        SplitThreshold def(512);
+        split = t.run(st);
+        EXPECT_TRUE(t.split_active());
+        if (i == 0) t.set_fill(0, 0);  // the fill ran once; later steps write only their own row
+      }
+      {
+        SplitThreshold never(std::numeric_limits<int64_t>::max());
+        general = t.run(st);
+        EXPECT_FALSE(t.split_active());
+      }
+      auto want = t.expected(st);
+      std::string what = fmt::format("Hq={} D={} pos={}", Hq, D, pos);
+      expect_close(split, want, what + " split");
+      expect_close(general, want, what + " general");
+      EXPECT_LT(max_diff(split, general), 1e-4) << what;
+    }
+  }
+}
+
+TEST(Sdpa, PinnedInputPosDivergesFromLiveOne) {
+  Sdpa live(1, 4, 4, 2, 8, 16), pinned(1, 4, 4, 2, 8, 16, true, /*pinned_pos=*/true);
+  pinned.seed = live.seed;
+  auto a = live.make_step(4, 0);
+  auto a2 = pinned.make_step(4, 0);
+  EXPECT_EQ(live.run(a), pinned.run(a2));  // same data, same position: identical
+  live.expected(a);
+  for (int32_t p = 4; p < 7; ++p) {
+    auto s = live.make_step(1, p);
+    auto s2 = pinned.make_step(1, p);
+    auto l = live.run(s), q = pinned.run(s2);
+    expect_close(l, live.expected(s), "live");
+    EXPECT_GT(max_diff(l, q), 1e-3) << "a pinned input_pos must diverge on decode step " << p;
+  }
+}
+
+TEST(Sdpa, RejectsBadArguments) {
+  auto build = [](int64_t hq, int64_t hkv, bool mask, double dropout) {
+    Graph g;
+    ValueId q = g.input("q", DType::F32, {1, 2, hq, 8}), k = g.input("k", DType::F32, {1, 2, hkv, 8}),
+            v = g.input("v", DType::F32, {1, 2, hkv, 8});
+    ValueId kc = g.state("kc", DType::F32, {1, 8, hkv, 8}), vc = g.state("vc", DType::F32, {1, 8, hkv, 8});
+    g.op("llama.sdpa_with_kv_cache.default",
+         {q, k, v, kc, vc, g.int_value(0), g.none(), mask ? q : g.none(), g.real(dropout), g.boolean(true), g.none(),
+          g.tensor_like(DType::F32)},
+         "bad_attn");
+    return ExecutableGraph::build(std::move(g), gpu());
+  };
+  EXPECT_THROW(build(3, 2, false, 0.0), InvalidArgument);  // Hq not a multiple of Hkv
+  EXPECT_THROW(build(4, 2, true, 0.0), Unsupported);       // explicit mask
+  EXPECT_THROW(build(4, 2, false, 0.1), InvalidArgument);  // dropout
+  EXPECT_NO_THROW(build(4, 2, false, 0.0));
+}
+
+TEST(Sdpa, MatchesPyTorchGoldens) {
+  std::ifstream f(test::source_path("tests/golden/ops_b/sdpa.json"));
+  ASSERT_TRUE(f) << "missing golden; run tests/golden/make_goldens_ops_b.py";
+  auto j = nlohmann::json::parse(f);
+  int64_t B = j["B"], Hq = j["Hq"], Hkv = j["Hkv"], D = j["D"], C = j["c_max"];
+  Sdpa t(B, 5, Hq, Hkv, D, C, j["causal"].get<bool>());
+  ASSERT_GE(j["steps"].size(), 4u);
+  for (const auto& s : j["steps"]) {
+    Sdpa::Step st{s["q"].get<std::vector<float>>(), s["k"].get<std::vector<float>>(), s["v"].get<std::vector<float>>(),
+                  s["S"].get<int64_t>(), s["pos"].get<int32_t>()};
+    expect_close(t.run(st), s["out"].get<std::vector<float>>(), fmt::format("golden pos={}", st.pos));
+  }
+}
