@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 
+#include "ops/rope/rope_tables.h"
 #include "wgrt/error.h"
 
 namespace wgrt::models {
@@ -104,14 +104,8 @@ class Builder {
     ValueId pos = g().symint();
     g().op("et_vk.select_as_symint.default", {out_.input_pos, g().int_value(0), g().int_value(0), pos}, "input_pos");
 
-    // RoPE tables [C, hd/2], computed in double: angle(p, i) = p * theta^(-2i/hd).
-    std::vector<float> cosv(size_t(C) * size_t(hd / 2)), sinv(cosv.size());
-    for (int p = 0; p < C; ++p)
-      for (int64_t i = 0; i < hd / 2; ++i) {
-        double a = double(p) * std::pow(double(cfg_.rope_theta), -2.0 * double(i) / double(hd));
-        cosv[size_t(p) * size_t(hd / 2) + size_t(i)] = float(std::cos(a));
-        sinv[size_t(p) * size_t(hd / 2) + size_t(i)] = float(std::sin(a));
-      }
+    ops::RopeTables rt = ops::rope_tables(C, hd, double(cfg_.rope_theta));
+    std::vector<float> cosv = std::move(rt.cos), sinv = std::move(rt.sin);
     ValueId fcos = g().constant("rope.cos", DType::F32, {C, hd / 2}, ConstantData::from_vector(std::move(cosv)));
     ValueId fsin = g().constant("rope.sin", DType::F32, {C, hd / 2}, ConstantData::from_vector(std::move(sinv)));
     const char* rope_op = cfg_.rope_interleaved ? "et_vk.apply_rotary_emb.default" : "et_vk.apply_rotary_emb_hf.default";

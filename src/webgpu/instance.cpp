@@ -190,7 +190,7 @@ Adapter Instance::choose(const std::string& spec_in) {
   }
   const auto& all = adapters();
   std::string listing;
-  for (const auto& a : all) listing += fmt::format("\n  - {}", a.info.summary());
+  for (const auto& a : all) listing += fmt::format("{}{}", listing.empty() ? " " : "; ", a.info.summary());
   if (all.empty())
     throw InvalidArgument(
         "no WebGPU adapter found (is a Vulkan driver installed? lavapipe: mesa-vulkan-drivers >= 25; "

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "wgrt/error.h"
 #include "wgrt/llm.h"
 
 namespace wgrt::cli {
@@ -31,7 +32,7 @@ void add_generate(CLI::App& app) {
   auto prompt = std::make_shared<std::string>();
   auto trace = std::make_shared<std::string>();
   add_model_options(cmd, *o);
-  cmd->add_option("-p,--prompt", *prompt, "Prompt text (default: empty, start from BOS)");
+  auto* popt = cmd->add_option("-p,--prompt", *prompt, "Prompt text (omit it to start from BOS alone)");
   cmd->add_option("-n,--n-predict", g->max_tokens, "Number of tokens to generate")->check(CLI::NonNegativeNumber);
   cmd->add_option("--temp", g->temperature, "Sampling temperature (0 = greedy)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--top-k", g->top_k, "Top-k sampling (0 = off)")->check(CLI::NonNegativeNumber);
@@ -41,7 +42,9 @@ void add_generate(CLI::App& app) {
   cmd->add_option("--seed", g->seed, "Random seed for sampling");
   cmd->add_flag("--profile", o->profile, "Print a per-kernel GPU time table (timestamp queries)");
   cmd->add_option("--trace", *trace, "With --profile: write a Chrome trace JSON file here");
-  cmd->callback([o, g, prompt, trace] {
+  cmd->callback([o, g, prompt, trace, popt] {
+    if (popt->count() > 0 && prompt->empty())
+      throw InvalidArgument("the prompt is empty: omit -p to start from BOS alone");
     auto llm = Llm::load(*o);
     GenerateStats st = llm->generate(*prompt, *g, [](std::string_view s) {
       std::fwrite(s.data(), 1, s.size(), stdout);

@@ -1,0 +1,153 @@
+// The `wgrt` CLI as a user runs it: the acceptance command's exact output, and one-line errors with a
+// non-zero exit for bad input (never a crash or a hang: every run has a time limit).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "formats/llama2c_tokenizer_file.h"
+#include "formats/model_weights.h"
+#include "model_test_util.h"
+#include "text/llama2c_tokenizer.h"
+
+using namespace wgrt;
+using namespace wgrt::test;
+
+namespace {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+RunResult run_cli(const std::string& args) {
+  auto dir = std::filesystem::temp_directory_path() / "wgrt_cli_test";
+  std::filesystem::create_directories(dir);
+  std::string out = (dir / "out.txt").string(), err = (dir / "err.txt").string();
+  std::string cmd = "timeout 120 " + std::string(WGRT_CLI_PATH) + " " + args + " >" + out + " 2>" + err;
+  int st = std::system(cmd.c_str());
+  RunResult r;
+  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  auto slurp = [](const std::string& p) {
+    std::ifstream f(p);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+std::string temp_file(const std::string& name, const std::vector<char>& bytes) {
+  auto p = std::filesystem::temp_directory_path() / "wgrt_cli_test" / name;
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+  return p.string();
+}
+
+std::vector<char> file_bytes(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::vector<char>(std::istreambuf_iterator<char>(f), {});
+}
+
+// The error is one line on stderr, starting "wgrt: error:", with exit code 1.
+void expect_clean_error(const RunResult& r, const std::string& needle) {
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.rfind("wgrt: error: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << "missing '" << needle << "' in: " << r.err;
+}
+
+const std::string kBin = "-m " + stories("stories260K.bin") + " -t " + stories("tok512.bin");
+
+}  // namespace
+
+TEST(Cli, AcceptanceCommandPrintsTheReferenceGreedyText) {
+  // Oracle: the CPU reference forward pass, greedy from BOS, 60 tokens, decoded as run.c does.
+  WeightSource w = load_llama2c(stories("stories260K.bin"));
+  CpuLlama cpu(w.config(), w);
+  auto tf = Llama2cTokenizerFile::read(stories("tok512.bin"));
+  text::Llama2cTokenizer tok(tf.pieces, tf.scores);
+  std::string expect;
+  int t = 1;
+  for (int pos = 0; pos < 60; ++pos) {
+    int next = argmax(cpu.forward(t, pos));
+    if (next == 1) break;
+    expect += tok.decode_piece(t, next);
+    t = next;
+  }
+  RunResult r = run_cli("generate " + kBin + " -n 60 --temp 0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, expect + "\n");
+  EXPECT_EQ(r.out.rfind("Once upon a time, there was a little girl named Lily.", 0), 0u);
+  EXPECT_NE(r.err.find("tok/s"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("GPU memory"), std::string::npos) << r.err;
+}
+
+TEST(Cli, SameSeedSameText) {
+  RunResult a = run_cli("generate " + kBin + " -n 30 --temp 0.9 --top-k 40 --seed 7 -p \"Once upon a time\"");
+  RunResult b = run_cli("generate " + kBin + " -n 30 --temp 0.9 --top-k 40 --seed 7 -p \"Once upon a time\"");
+  RunResult c = run_cli("generate " + kBin + " -n 30 --temp 0.9 --top-k 40 --seed 8 -p \"Once upon a time\"");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out, c.out);
+}
+
+TEST(Cli, BadInputGivesOneLineErrors) {
+  const std::string model = stories("stories260K.bin"), gguf = stories("stories260K.gguf"), tok = stories("tok512.bin");
+  auto bin = file_bytes(model), gg = file_bytes(gguf);
+  // Truncated llama2.c checkpoint.
+  std::string trunc = temp_file("trunc.bin", std::vector<char>(bin.begin(), bin.begin() + 5000));
+  expect_clean_error(run_cli("generate -m " + trunc + " -t " + tok), "trunc.bin");
+  // Truncated GGUF: tensors reach past the end of the file.
+  std::string gtrunc = temp_file("trunc.gguf", std::vector<char>(gg.begin(), gg.begin() + long(gg.size() / 2)));
+  expect_clean_error(run_cli("generate -m " + gtrunc), "trunc.gguf");
+  // Wrong magic (a GGUF with its magic overwritten is read as a llama2.c checkpoint and rejected).
+  auto bad = gg;
+  bad[0] = 'X';
+  expect_clean_error(run_cli("generate -m " + temp_file("magic.gguf", bad) + " -t " + tok), "magic.gguf");
+  // Huge tensor count in the GGUF header (offset 8, u64).
+  auto huge = gg;
+  for (int i = 0; i < 8; ++i) huge[size_t(8 + i)] = char(i == 7 ? 0x10 : 0xff);
+  expect_clean_error(run_cli("generate -m " + temp_file("huge.gguf", huge)), "huge.gguf");
+  // Wrong tokenizer for the model: a 3-token llama2.c tokenizer file.
+  std::vector<char> small_tok = {8, 0, 0, 0};
+  for (const char* piece : {"<unk>", "<s>", "</s>"}) {
+    float score = 0;
+    int32_t len = int32_t(std::strlen(piece));
+    small_tok.insert(small_tok.end(), reinterpret_cast<char*>(&score), reinterpret_cast<char*>(&score) + 4);
+    small_tok.insert(small_tok.end(), reinterpret_cast<char*>(&len), reinterpret_cast<char*>(&len) + 4);
+    small_tok.insert(small_tok.end(), piece, piece + len);
+  }
+  expect_clean_error(run_cli("generate -m " + model + " -t " + temp_file("tok3.bin", small_tok)), "tokenizer");
+  // An explicitly empty prompt.
+  expect_clean_error(run_cli("generate " + kBin + " -p \"\""), "empty");
+  // A prompt longer than the context.
+  expect_clean_error(run_cli("generate " + kBin + " --ctx 8 -p \"Once upon a time there was a little girl named Lily\""),
+                     "context");
+  // A missing file is reported by the argument parser (exit code != 0, no crash).
+  RunResult r = run_cli("generate -m /nonexistent/model.gguf");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.exit_code, -1);
+}
+
+TEST(Cli, InfoOpsAndHelp) {
+  RunResult info = run_cli("info");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  for (const char* k : {"maxStorageBufferBindingSize", "maxComputeWorkgroupStorageSize", "features:", "backend:"})
+    EXPECT_NE(info.out.find(k), std::string::npos) << k;
+  RunResult ops = run_cli("ops");
+  ASSERT_EQ(ops.exit_code, 0);
+  for (const char* k : {"llama.sdpa_with_kv_cache.default", "et_vk.linear_q4gsw.default", "aten.add.Tensor"})
+    EXPECT_NE(ops.out.find(k), std::string::npos) << k;
+  for (const char* sub : {"info", "generate", "bench", "ops"}) {
+    RunResult h = run_cli(std::string(sub) + " --help");
+    EXPECT_EQ(h.exit_code, 0) << sub;
+    EXPECT_NE(h.out.find("Usage"), std::string::npos) << sub;
+  }
+  RunResult bad = run_cli("info --adapter no-such-adapter");
+  expect_clean_error(bad, "available adapters");
+}
