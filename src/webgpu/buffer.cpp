@@ -90,7 +90,7 @@ void read_buffer(Device& dev, WGPUBuffer src, uint64_t src_offset, void* dst, ui
   uint64_t begin = src_offset / 4 * 4;
   uint64_t end = (src_offset + bytes + 3) / 4 * 4;
   uint64_t span = end - begin;
-  Buffer staging(dev, span, BufferKind::Readback, "readback staging");
+  Buffer& staging = dev.readback_staging(span);
   CommandEncoderHandle enc(wgpuDeviceCreateCommandEncoder(dev.get(), nullptr));
   wgpuCommandEncoderCopyBufferToBuffer(enc.get(), src, begin, staging.get(), 0, span);
   CommandBufferHandle cmd(wgpuCommandEncoderFinish(enc.get(), nullptr));

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "webgpu/buffer.h"
 #include "webgpu/pipeline_cache.h"
 #include "wgrt/error.h"
 
@@ -94,6 +95,7 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& opts) {
 }
 
 Device::~Device() {
+  staging_.reset();
   pipelines_.reset();
   queue_.reset();
   if (device_) {
@@ -131,6 +133,15 @@ void Device::wait_idle() {
 }
 
 PipelineCache& Device::pipelines() { return *pipelines_; }
+
+Buffer& Device::readback_staging(uint64_t bytes) {
+  if (!staging_ || staging_->size() < bytes) {
+    uint64_t size = 256;
+    while (size < bytes) size *= 2;
+    staging_ = std::make_unique<Buffer>(*this, size, BufferKind::Readback, "readback staging");
+  }
+  return *staging_;
+}
 
 void Device::on_alloc(int64_t delta) {
   allocated_ = uint64_t(int64_t(allocated_) + delta);

@@ -18,6 +18,7 @@
 namespace wgrt::webgpu {
 
 class PipelineCache;
+class Buffer;
 
 struct DeviceOptions {
   std::string adapter;          // adapter spec (see instance.h); empty: WGRT_ADAPTER or the best adapter
@@ -53,6 +54,9 @@ class Device {
 
   PipelineCache& pipelines();
 
+  // A MapRead staging buffer of at least `bytes`, reused across reads (grown to a power of two).
+  Buffer& readback_staging(uint64_t bytes);
+
   // Bytes of GPU buffers currently allocated through wgrt (Buffer tracks this).
   uint64_t allocated_bytes() const { return allocated_; }
   uint64_t peak_allocated_bytes() const { return peak_allocated_; }
@@ -67,6 +71,7 @@ class Device {
   WGPULimits limits_{};
   bool f16_ = false, subgroups_ = false, timestamps_ = false;
   std::unique_ptr<PipelineCache> pipelines_;
+  std::unique_ptr<Buffer> staging_;
   uint64_t allocated_ = 0, peak_allocated_ = 0;
 
   // Filled by Dawn callbacks (uncaptured errors arrive synchronously on the calling thread).
