@@ -8,6 +8,15 @@ void register_builtin_ops(OpRegistry& r) {
   ops::register_symint_ops(r);
   ops::register_binary_ops(r);
   ops::register_unary_ops(r);
+  ops::register_linear_ops(r);
+  ops::register_norm_ops(r);
+  ops::register_embedding_ops(r);
+  ops::register_softmax_ops(r);
+  ops::register_argmax_ops(r);
+  ops::register_rope_ops(r);
+  ops::register_kv_cache_ops(r);
+  ops::register_attention_ops(r);
+  ops::register_copy_ops(r);
 }
 
 }  // namespace wgrt

@@ -7,5 +7,14 @@ namespace ops {
 void register_symint_ops(OpRegistry& r);       // symint/symint_ops.cpp
 void register_binary_ops(OpRegistry& r);       // elementwise/binary.cpp
 void register_unary_ops(OpRegistry& r);        // elementwise/unary.cpp
+void register_linear_ops(OpRegistry& r);       // linear/linear.cpp
+void register_norm_ops(OpRegistry& r);         // norm/rms_norm.cpp
+void register_embedding_ops(OpRegistry& r);    // embedding/embedding.cpp
+void register_softmax_ops(OpRegistry& r);      // reduce/softmax.cpp
+void register_argmax_ops(OpRegistry& r);       // reduce/argmax.cpp
+void register_rope_ops(OpRegistry& r);         // rope/rope.cpp
+void register_kv_cache_ops(OpRegistry& r);     // kv_cache/update_cache.cpp
+void register_attention_ops(OpRegistry& r);    // attention/sdpa.cpp
+void register_copy_ops(OpRegistry& r);         // copy/copy_ops.cpp
 }  // namespace ops
 }  // namespace wgrt

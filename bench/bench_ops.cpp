@@ -1,0 +1,208 @@
+// GPU-time benchmarks of the LLM linear kernels (Google Benchmark with manual time = GPU time from
+// timestamp queries via ExecutableGraph::enable_profiling / Profiler, not wall time).
+//   q4gsw GEMV (M = 1)   K x N = 2048x2048, 2048x8192, 8192x2048, 2048x128256 (the last one is split into
+//                        binding chunks where maxStorageBufferBindingSize is 128 MiB)
+//   f32 GEMV             2048x2048
+//   GEMM (f32 and q4)    M = 128, 512 at K = N = 2048
+//   vec4 copy            the bytes of each q4 weight (capped at the binding limit): the bandwidth reference
+// Counters: GB/s (bytes the kernel must read, plus written for copy), GFLOP/s (2 M N K), and for GEMV
+// a summary line per GEMV with its bandwidth relative to the copy of the same bytes.
+// See bench/README.md.
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <map>
+#include <random>
+
+#include "graph/executable.h"
+#include "graph/op_builder.h"
+#include "graph/op_registry.h"
+#include "webgpu/device.h"
+
+using namespace wgrt;
+
+namespace {
+
+webgpu::Device& dev() {
+  static std::unique_ptr<webgpu::Device> d = webgpu::Device::create();
+  return *d;
+}
+
+// bench.copy_vec4(src f32 [n], dst f32 [n]): ops/copy/copy_vec4.wgsl, n % 4 == 0.
+const OpRegistry& registry() {
+  static OpRegistry reg = [] {
+    OpRegistry r = OpRegistry::builtin();
+    r.add({"bench.copy_vec4",
+           [](OpBuilder& b) {
+             using webgpu::BindingType;
+             UniformRef u = b.uniform(16);
+             DispatchRef d = b.dispatch({"ops/copy/copy_vec4.wgsl", "main",
+                                         {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform}, {}, {}},
+                                        {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(1)), u});
+             b.on_resize([=](ResizeContext& r) {
+               uint32_t n = uint32_t(numel(r.tensor(0).dims) / 4);
+               uint32_t p[4] = {n, 0, 0, 0};
+               r.set_uniform(u, p);
+               r.set_workgroups(d, div_up(n, 256));
+             });
+           },
+           {"ops/copy/copy_vec4.wgsl:main"}, true});
+    return r;
+  }();
+  return reg;
+}
+
+// Summary printed after the run: copy GB/s by bytes copied, GEMV GB/s by weight bytes.
+struct Summary {
+  std::map<uint64_t, double> copy;
+  std::map<std::string, std::pair<uint64_t, double>> gemv;  // name -> weight bytes, GB/s (last run)
+};
+Summary& summary() {
+  static Summary s;
+  return s;
+}
+
+template <typename T>
+std::vector<T> random_vec(size_t n, T lo, T hi) {
+  std::mt19937 rng(42);
+  std::vector<T> v(n);
+  if constexpr (std::is_floating_point_v<T>) {
+    std::uniform_real_distribution<T> u(lo, hi);
+    for (auto& x : v) x = u(rng);
+  } else {
+    for (auto& x : v) x = T(rng());
+  }
+  return v;
+}
+
+// Executes `exe` once per iteration and reports its GPU time; returns the mean GPU seconds per execute.
+double run(benchmark::State& st, ExecutableGraph& exe) {
+  exe.enable_profiling(true);
+  exe.execute();  // warm-up
+  exe.profiler()->reset();
+  double total = 0;
+  for (auto _ : st) {
+    double before = exe.profiler()->total_ns();
+    exe.execute();  // collect() reads the timestamps back (waits for the GPU)
+    double t = (exe.profiler()->total_ns() - before) * 1e-9;
+    st.SetIterationTime(t);
+    total += t;
+  }
+  return st.iterations() ? total / double(st.iterations()) : 0;
+}
+
+// GB/s and GFLOP/s from the mean GPU time; returns GB/s.
+double set_counters(benchmark::State& st, double sec, double bytes, double flops) {
+  double gbps = sec > 0 ? bytes / sec / 1e9 : 0;
+  st.counters["GB/s"] = gbps;
+  if (flops > 0) st.counters["GFLOP/s"] = sec > 0 ? flops / sec / 1e9 : 0;
+  return gbps;
+}
+
+void BM_Copy(benchmark::State& st) {
+  uint64_t bytes = uint64_t(st.range(0));
+  uint64_t lim = dev().limits().maxStorageBufferBindingSize;
+  if (bytes > lim) bytes = lim / 16 * 16;
+  int64_t n = int64_t(bytes / 4);
+  Graph g;
+  ValueId src = g.constant("src", DType::F32, {n}, ConstantData::from_vector(std::vector<float>(size_t(n), 1.0f)));
+  ValueId dst = g.tensor(DType::F32, {n}, "dst");
+  g.output(dst);
+  g.op("bench.copy_vec4", {src, dst}, "copy");
+  auto exe = ExecutableGraph::build(std::move(g), dev(), &registry());
+  double sec = run(st, *exe);
+  summary().copy[bytes] = set_counters(st, sec, 2.0 * double(bytes), 0);
+  st.SetLabel(fmt::format("{} MB copied", bytes / 1e6));
+}
+
+void BM_GemvQ4(benchmark::State& st) {
+  const int64_t K = st.range(0), N = st.range(1), G = 32;
+  Graph g;
+  ValueId x = g.input("x", DType::F32, {1, K});
+  ValueId qw = g.constant("qweight", DType::U32, {N, K / 8}, ConstantData::from_vector(random_vec<uint32_t>(size_t(N * K / 8), 0, 0)));
+  ValueId sc = g.constant("scales", DType::F32, {N, K / G}, ConstantData::from_vector(random_vec<float>(size_t(N * K / G), 0.001f, 0.01f)));
+  ValueId out = g.tensor_like(DType::F32, "out");
+  g.output(out);
+  g.op("et_vk.linear_q4gsw.default", {x, qw, sc, g.int_value(G), g.none(), out}, "gemv_q4");
+  auto exe = ExecutableGraph::build(std::move(g), dev());
+  auto xv = random_vec<float>(size_t(K), -1.0f, 1.0f);
+  exe->set_input(x, {1, K}, std::span<const float>(xv));
+  double sec = run(st, *exe);
+  double bytes = double(N * K / 2 + N * K / G * 4 + K * 4 + N * 4);
+  double gbps = set_counters(st, sec, bytes, 2.0 * double(N * K));
+  summary().gemv[fmt::format("q4gsw GEMV K {} N {}", K, N)] = {uint64_t(N * K / 2), gbps};
+  st.SetLabel(fmt::format("{} dispatches, weights {:.1f} MB", exe->dispatch_count(), double(N * K / 2) / 1e6));
+}
+
+void BM_GemvF32(benchmark::State& st) {
+  const int64_t K = st.range(0), N = st.range(1);
+  Graph g;
+  ValueId x = g.input("x", DType::F32, {1, K});
+  ValueId w = g.constant("w", DType::F32, {N, K}, ConstantData::from_vector(random_vec<float>(size_t(N * K), -1.0f, 1.0f)));
+  ValueId out = g.tensor_like(DType::F32, "out");
+  g.output(out);
+  g.op("aten.linear.default", {x, w, g.none(), out}, "gemv_f32");
+  auto exe = ExecutableGraph::build(std::move(g), dev());
+  auto xv = random_vec<float>(size_t(K), -1.0f, 1.0f);
+  exe->set_input(x, {1, K}, std::span<const float>(xv));
+  double sec = run(st, *exe);
+  set_counters(st, sec, double(N * K * 4 + K * 4 + N * 4), 2.0 * double(N * K));
+}
+
+void BM_Gemm(benchmark::State& st) {
+  const int64_t M = st.range(0), K = st.range(1), N = st.range(2);
+  const bool q4 = st.range(3) != 0;
+  const int64_t G = 32;
+  Graph g;
+  ValueId x = g.input("x", DType::F32, {M, K});
+  ValueId out = g.tensor_like(DType::F32, "out");
+  g.output(out);
+  double wbytes = 0;
+  if (q4) {
+    ValueId qw = g.constant("qweight", DType::U32, {N, K / 8}, ConstantData::from_vector(random_vec<uint32_t>(size_t(N * K / 8), 0, 0)));
+    ValueId sc = g.constant("scales", DType::F32, {N, K / G}, ConstantData::from_vector(random_vec<float>(size_t(N * K / G), 0.001f, 0.01f)));
+    g.op("et_vk.linear_q4gsw.default", {x, qw, sc, g.int_value(G), g.none(), out}, "gemm_q4");
+    wbytes = double(N * K / 2 + N * K / G * 4);
+  } else {
+    ValueId w = g.constant("w", DType::F32, {N, K}, ConstantData::from_vector(random_vec<float>(size_t(N * K), -1.0f, 1.0f)));
+    g.op("aten.linear.default", {x, w, g.none(), out}, "gemm_f32");
+    wbytes = double(N * K * 4);
+  }
+  auto exe = ExecutableGraph::build(std::move(g), dev());
+  auto xv = random_vec<float>(size_t(M * K), -1.0f, 1.0f);
+  exe->set_input(x, {M, K}, std::span<const float>(xv));
+  double sec = run(st, *exe);
+  set_counters(st, sec, wbytes + double(M * K * 4 + M * N * 4), 2.0 * double(M * N * K));
+  st.SetLabel(q4 ? "q4gsw" : "f32");
+}
+
+}  // namespace
+
+BENCHMARK(BM_Copy)->UseManualTime()->Unit(benchmark::kMicrosecond)
+    ->Arg(2048 * 2048 / 2)->Arg(2048 * 8192 / 2)->Arg(int64_t(2048) * 128256 / 2);
+BENCHMARK(BM_GemvQ4)->UseManualTime()->Unit(benchmark::kMicrosecond)
+    ->Args({2048, 2048})->Args({2048, 8192})->Args({8192, 2048})->Args({2048, 128256});
+BENCHMARK(BM_GemvF32)->UseManualTime()->Unit(benchmark::kMicrosecond)->Args({2048, 2048});
+BENCHMARK(BM_Gemm)->UseManualTime()->Unit(benchmark::kMicrosecond)
+    ->Args({128, 2048, 2048, 0})->Args({512, 2048, 2048, 0})->Args({128, 2048, 2048, 1})->Args({512, 2048, 2048, 1});
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  const auto& d = dev();
+  fmt::print("adapter: {} ({}), maxStorageBufferBindingSize {} B, features: {}\n", d.adapter_info().description,
+             d.adapter_info().backend, d.limits().maxStorageBufferBindingSize, d.features_string());
+  benchmark::RunSpecifiedBenchmarks();
+  // GEMV bandwidth relative to the vec4 copy of the same number of bytes (or the largest copy measured when
+  // the weight exceeds one binding).
+  for (const auto& [name, r] : summary().gemv) {
+    const auto& [wbytes, gbps] = r;
+    if (summary().copy.empty()) break;
+    auto it = summary().copy.lower_bound(wbytes);
+    if (it == summary().copy.end()) it = std::prev(it);
+    fmt::print("{:<32} {:8.1f} GB/s = {:5.1f}% of the vec4 copy of {:.1f} MB ({:.1f} GB/s)\n", name, gbps,
+               100.0 * gbps / it->second, double(it->first) / 1e6, it->second);
+  }
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,210 @@
+// Linear layers, f32 activations:
+//   aten.linear.default(x [..., K] f32, weight [N, K] f32, bias [N] f32 | None, out [..., N] f32)
+//       out = x @ weight^T + bias (PyTorch nn.Linear layout).
+//   et_vk.linear_q4gsw.default(x [..., K] f32, qweight u32 [N, K/8] (or q4 [N, K]), scales f32 [N, K/G],
+//                              group_size int G, bias [N] f32 | None, out [..., N] f32)
+//       the same with W[n][k] = (code - 8) * scales[n][k/G] in the q4gsw layout (ops/linear/q4gsw.h);
+//       G in {32, 64, 128}, K a multiple of G (build errors otherwise).
+// Routes, chosen at every execute from the live M = numel(x) / K:
+//   0 (M == 1, decode): cooperative GEMV (gemv_f32.wgsl / gemv_q4.wgsl); f32 needs K % 4 == 0, else the
+//     GEMM route also serves M == 1;
+//   1 (M != 1, prefill): the tiled GEMM core (gemm.wgsl), 64x64 output tiles.
+// Weights larger than maxStorageBufferBindingSize (e.g. a 128256-row output layer) are split along N into
+// chunks of whole multiples of 256 rows; each chunk is one dispatch per route binding a byte range of the
+// weight (and scales) and writing its own column range of out. WGRT_MAX_BINDING_BYTES (tests, experiments)
+// lowers the limit used for this split. x, bias and out are bound whole: if they exceed the limit the build
+// fails with a LimitError naming the tensor.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "graph/op_builder.h"
+#include "graph/op_registry.h"
+#include "ops/families.h"
+#include "ops/linear/gemm.h"
+#include "webgpu/device.h"
+
+namespace wgrt::ops {
+
+namespace {
+
+struct GemvParams {
+  uint32_t N, K, group, has_bias, n_base, nwg, pad0, pad1;
+};
+
+constexpr uint32_t kRptF32 = 4;  // f32 GEMV rows per invocation; a workgroup covers 8 * RPT rows
+
+// q4 GEMV shape: k lanes x row lanes, rows per invocation (gemv_q4.wgsl). WGRT_GEMV_Q4="TK,TR,RPT" overrides
+// it (tuning experiments; TK * TR <= 256, TR * RPT * (TK + 1) <= 2112, RPT <= min(8, TK)).
+struct GemvQ4Shape {
+  uint32_t tk = 64, tr = 4, rpt = 4;  // best of a sweep on an H200 (bench/README.md)
+};
+GemvQ4Shape gemv_q4_shape() {
+  GemvQ4Shape s;
+  if (const char* e = std::getenv("WGRT_GEMV_Q4")) {
+    GemvQ4Shape t;
+    if (std::sscanf(e, "%u,%u,%u", &t.tk, &t.tr, &t.rpt) == 3 && t.tk * t.tr <= 256 && t.tk * t.tr >= 1 &&
+        t.rpt >= 1 && t.rpt <= 8 && t.rpt <= t.tk && t.tr * t.rpt * (t.tk + 1) <= 2112)
+      s = t;
+  }
+  return s;
+}
+
+struct Chunk {
+  int64_t n0, rows;
+};
+
+// Splits N rows so that rows * row_bytes (and rows * scale_row_bytes) fit one storage binding.
+std::vector<Chunk> plan_chunks(const OpBuilder& b, int64_t N, uint64_t row_bytes, uint64_t scale_row_bytes) {
+  uint64_t lim = b.device().limits().maxStorageBufferBindingSize;
+  if (const char* e = std::getenv("WGRT_MAX_BINDING_BYTES")) {
+    uint64_t v = std::strtoull(e, nullptr, 10);
+    if (v > 0) lim = std::min(lim, v);
+  }
+  uint64_t widest = std::max(row_bytes, scale_row_bytes);
+  if (uint64_t(N) * widest <= lim) return {{0, N}};
+  uint64_t per = lim / widest / 256 * 256;
+  if (per == 0)
+    throw LimitError(b.where() + fmt::format("256 weight rows of {} bytes exceed maxStorageBufferBindingSize {}", widest, lim));
+  std::vector<Chunk> c;
+  for (int64_t n0 = 0; n0 < N; n0 += int64_t(per)) c.push_back({n0, std::min<int64_t>(int64_t(per), N - n0)});
+  return c;
+}
+
+void build_linear(OpBuilder& b, bool q4) {
+  b.check_args(q4 ? 6 : 4);
+  const size_t wi = 1, si = 2, bi = q4 ? 4 : 2, oi = q4 ? 5 : 3;
+  b.check_dtype(0, DType::F32);
+  b.check_dtype(oi, DType::F32);
+  b.check_rank(0, 1, 8);
+  const Dims xd = b.tensor(0).dims;
+  const int64_t K = xd.back();
+  b.check(K > 0, "x '{}' {} has an empty last dim", b.tensor(0).name, dims_str(xd));
+  b.check(numel(xd) < (int64_t(1) << 32), "x '{}' {} has too many elements", b.tensor(0).name, dims_str(xd));
+  int64_t N = 0, G = 0;
+  uint64_t row_bytes = 0, scale_row_bytes = 0;
+  const TensorValue& w = b.tensor(wi);
+  if (q4) {
+    G = b.int_arg(3);
+    b.check(G == 32 || G == 64 || G == 128, "group_size must be 32, 64 or 128, got {}", G);
+    b.check(K % G == 0, "K = {} (last dim of x '{}') must be a multiple of group_size {}", K, b.tensor(0).name, G);
+    b.check(w.dims.size() == 2, "qweight '{}' must be 2-D, got {}", w.name, dims_str(w.dims));
+    if (w.dtype == DType::Q4) {
+      b.check(w.dims[1] == K, "qweight '{}' {} must be [N, {}] (q4 codes)", w.name, dims_str(w.dims), K);
+    } else {
+      b.check(w.dtype == DType::U32, "qweight '{}' must be u32 (or q4), got {}", w.name, dtype_name(w.dtype));
+      b.check(w.dims[1] * 8 == K, "qweight '{}' {} must be [N, {}] u32 words for K = {}", w.name, dims_str(w.dims), K / 8, K);
+    }
+    N = w.dims[0];
+    const TensorValue& s = b.tensor(si);
+    b.check(s.dtype == DType::F32, "scales '{}' must be f32, got {}", s.name, dtype_name(s.dtype));
+    b.check(s.dims == Dims{N, K / G}, "scales '{}' {} must be [{}, {}]", s.name, dims_str(s.dims), N, K / G);
+    row_bytes = uint64_t(K) / 2;
+    scale_row_bytes = uint64_t(K / G) * 4;
+  } else {
+    b.check(w.dtype == DType::F32, "weight '{}' must be f32, got {}", w.name, dtype_name(w.dtype));
+    b.check(w.dims.size() == 2 && w.dims[1] == K, "weight '{}' {} must be [N, {}] (nn.Linear layout, K = last dim of x)",
+            w.name, dims_str(w.dims), K);
+    N = w.dims[0];
+    row_bytes = uint64_t(K) * 4;
+  }
+  b.check(N > 0, "weight '{}' has no rows", w.name);
+  const bool has_bias = !b.is_none(bi);
+  if (has_bias) {
+    b.check_dtype(bi, DType::F32);
+    b.check(b.tensor(bi).dims == Dims{N}, "bias '{}' {} must be [{}]", b.tensor(bi).name, dims_str(b.tensor(bi).dims), N);
+  }
+  const bool has_gemv = q4 || K % 4 == 0;
+  const std::vector<Chunk> chunks = plan_chunks(b, N, row_bytes, scale_row_bytes);
+  const bool split = chunks.size() > 1;
+
+  using webgpu::BindingType;
+  const GemvQ4Shape q4s = gemv_q4_shape();
+  webgpu::KernelSpec gemv_spec;
+  if (q4)
+    gemv_spec = {"ops/linear/gemv_q4.wgsl", "main",
+                 {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
+                  BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform},
+                 {{"RPT", double(q4s.rpt)}, {"TK", double(q4s.tk)}, {"TR", double(q4s.tr)}}, {}};
+  else
+    gemv_spec = {"ops/linear/gemv_f32.wgsl", "main",
+                 {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
+                  BindingType::Storage, BindingType::Uniform},
+                 {{"RPT", double(kRptF32)}}, {}};
+  const uint32_t gemv_rows = q4 ? q4s.tr * q4s.rpt : 8 * kRptF32;
+
+  struct ChunkRefs {
+    Chunk c;
+    UniformRef gemv_u, gemm_u;
+    DispatchRef gemv_d, gemm_d;
+  };
+  std::vector<ChunkRefs> refs;
+  const Binding x = Binding::tensor(b.arg(0)), out = Binding::tensor(b.arg(oi));
+  const Binding bias = has_bias ? Binding::tensor(b.arg(bi)) : x;  // unused binding when there is no bias
+  for (const Chunk& c : chunks) {
+    ChunkRefs r{c, {}, {}, {}, {}};
+    Binding wb = split ? Binding::tensor_range(b.arg(wi), uint64_t(c.n0) * row_bytes, uint64_t(c.rows) * row_bytes)
+                       : Binding::tensor(b.arg(wi));
+    Binding sb = x;
+    if (q4)
+      sb = split ? Binding::tensor_range(b.arg(si), uint64_t(c.n0) * scale_row_bytes, uint64_t(c.rows) * scale_row_bytes)
+                 : Binding::tensor(b.arg(si));
+    if (has_gemv) {
+      r.gemv_u = b.uniform(sizeof(GemvParams));
+      if (q4) r.gemv_d = b.dispatch(gemv_spec, {x, wb, sb, bias, out, r.gemv_u}, 0);
+      else r.gemv_d = b.dispatch(gemv_spec, {x, wb, bias, out, r.gemv_u}, 0);
+    }
+    r.gemm_u = b.uniform(sizeof(GemmParams));
+    r.gemm_d = b.dispatch(gemm_kernel(q4), {x, wb, sb, bias, out, r.gemm_u}, 1);
+    refs.push_back(r);
+  }
+
+  b.on_resize([=](ResizeContext& r) {
+    Dims d = r.tensor(0).dims;
+    if (d.empty() || d.back() != K)
+      r.fail("x '{}' has live dims {}; the last dim must stay {} (K)", r.tensor(0).name, dims_str(d), K);
+    const int64_t M = numel(d) / K;
+    d.back() = N;
+    r.set_dims(oi, d);
+    const bool gemv = has_gemv && M == 1;
+    r.select_route(gemv ? 0 : 1);
+    for (const ChunkRefs& c : refs) {
+      if (has_gemv) {
+        uint32_t nwg = uint32_t(div_up(uint64_t(c.c.rows), gemv_rows));
+        r.set_uniform(c.gemv_u, GemvParams{uint32_t(c.c.rows), uint32_t(K), uint32_t(G), has_bias, uint32_t(c.c.n0), nwg, 0, 0});
+        r.set_workgroups(c.gemv_d, nwg);
+      }
+      GemmParams p;
+      p.M = uint32_t(M);
+      p.N = uint32_t(c.c.rows);
+      p.K = uint32_t(K);
+      p.a_sm = uint32_t(K);
+      p.b_sn = uint32_t(q4 ? K / 8 : K);
+      p.c_off = uint32_t(c.c.n0);
+      p.c_sm = uint32_t(N);
+      p.bias_off = uint32_t(c.c.n0);
+      p.has_bias = has_bias;
+      p.group = uint32_t(q4 ? G : 32);
+      p.s_sn = uint32_t(q4 ? K / G : 0);
+      r.set_uniform(c.gemm_u, p);
+      Grid g;
+      try {
+        g = gemm_grid(p, r.max_workgroups_per_dim());
+      } catch (const InvalidArgument& e) {
+        r.fail("{}", e.what());
+      }
+      r.set_grid(c.gemm_d, g);
+    }
+  });
+}
+
+}  // namespace
+
+void register_linear_ops(OpRegistry& r) {
+  r.add({"aten.linear.default", [](OpBuilder& b) { build_linear(b, false); },
+         {"ops/linear/gemv_f32.wgsl:main", "ops/linear/gemm.wgsl:main"}, true});
+  r.add({"et_vk.linear_q4gsw.default", [](OpBuilder& b) { build_linear(b, true); },
+         {"ops/linear/gemv_q4.wgsl:main", "ops/linear/gemm.wgsl:main"}, true});
+}
+
+}  // namespace wgrt::ops

@@ -1,0 +1,66 @@
+// aten.argmax.default(x f32, dim int | None, keepdim bool, out i32):
+//   dim = last (or -1): out [...] (keepdim: [..., 1]) = index of the row maximum along the last dim;
+//   dim = None: over all elements (row-major flat index), out [] (keepdim: all dims 1).
+//   Ties give the lowest index; NaN entries are ignored (PyTorch would return a NaN's index; ignoring NaN
+//   keeps greedy decoding meaningful); a row of only NaN gives 0. Other dims: build error.
+#include "graph/op_builder.h"
+#include "graph/op_registry.h"
+#include "ops/families.h"
+
+namespace wgrt::ops {
+
+namespace {
+
+struct RowParams {
+  uint32_t rows, D, pad0, pad1;
+};
+
+void build_argmax(OpBuilder& b) {
+  b.check_args(4);
+  b.check_dtype(0, DType::F32);
+  b.check_dtype(3, DType::I32);
+  b.check_rank(0, 1, 8);
+  const int64_t rank = int64_t(b.tensor(0).dims.size());
+  const bool flat = b.is_none(1);
+  if (!flat) {
+    int64_t dim = b.int_arg(1);
+    if (dim < 0) dim += rank;
+    b.check(dim == rank - 1, "dim {} must be the last dim of x '{}' {} (-1 or {}) or None", b.int_arg(1),
+            b.tensor(0).name, dims_str(b.tensor(0).dims), rank - 1);
+  }
+  const bool keepdim = b.bool_arg(2);
+  const int64_t D = flat ? numel(b.tensor(0).dims) : b.tensor(0).dims.back();
+  b.check(D > 0, "x '{}' {} is empty along the reduced dims", b.tensor(0).name, dims_str(b.tensor(0).dims));
+  UniformRef u = b.uniform(sizeof(RowParams));
+  using webgpu::BindingType;
+  DispatchRef d = b.dispatch({"ops/reduce/argmax.wgsl", "main",
+                              {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform}, {}, {}},
+                             {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(3)), u});
+  b.on_resize([=](ResizeContext& r) {
+    const Dims xd = r.tensor(0).dims;
+    Dims od;
+    int64_t rowlen = 0;
+    if (flat) {
+      rowlen = numel(xd);
+      if (keepdim) od.assign(xd.size(), 1);
+    } else {
+      rowlen = xd.back();
+      od = xd;
+      if (keepdim) od.back() = 1;
+      else od.pop_back();
+    }
+    if (rowlen <= 0) r.fail("argmax of x '{}' {} over an empty dim", r.tensor(0).name, dims_str(xd));
+    r.set_dims(3, od);
+    const uint64_t rows = uint64_t(numel(xd) / rowlen);
+    r.set_uniform(u, RowParams{uint32_t(rows), uint32_t(rowlen), 0, 0});
+    r.set_workgroups(d, rows);
+  });
+}
+
+}  // namespace
+
+void register_argmax_ops(OpRegistry& r) {
+  r.add({"aten.argmax.default", build_argmax, {"ops/reduce/argmax.wgsl:main"}, true});
+}
+
+}  // namespace wgrt::ops

@@ -1,0 +1,204 @@
+// aten.linear.default and et_vk.linear_q4gsw.default on a real adapter, against the double-accumulating C++
+// reference (reference/ops_a_reference.h) and PyTorch goldens. Both routes (GEMV for M = 1, tiled GEMM for
+// M > 1) on odd sizes, bias / no bias, M changing between executes, weights split into binding chunks.
+// Tolerance (f32 and q4 alike; q4 is compared with the same dequantized weights): |d| <= 1e-4 + 1e-3 |ref|.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "gpu_fixture.h"
+#include "graph/executable.h"
+#include "ops/linear/q4gsw.h"
+#include "ops_a_test_util.h"
+#include "reference/ops_a_reference.h"
+
+using namespace wgrt;
+using wgrt::test::expect_close;
+using wgrt::test::gpu;
+namespace ref = wgrt::test::ref;
+
+namespace {
+
+constexpr double kAbs = 1e-4, kRel = 1e-3;
+
+struct LinearGraph {
+  std::unique_ptr<ExecutableGraph> exe;
+  ValueId x = -1, out = -1;
+  std::vector<float> w;  // [N, K] as the kernel sees it (dequantized for q4)
+  std::vector<float> bias;
+};
+
+// x: input of dims lead + [K]; weights random (q4: quantized, G = group).
+LinearGraph make_linear(bool q4, Dims xdims, int64_t N, bool with_bias, int64_t G = 32, uint32_t seed = 1) {
+  const int64_t K = xdims.back();
+  Graph g;
+  LinearGraph L;
+  L.x = g.input("x", DType::F32, xdims);
+  std::vector<float> w = ref::random_floats(size_t(N * K), seed, -0.5f, 0.5f);
+  ValueId bias = g.none();
+  if (with_bias) {
+    L.bias = ref::random_floats(size_t(N), seed + 7, -1.0f, 1.0f);
+    bias = g.constant("bias", DType::F32, {N}, ConstantData::from_vector(L.bias));
+  }
+  L.out = g.tensor_like(DType::F32, "out");
+  if (q4) {
+    ops::Q4gswWeights q = ops::q4gsw_quantize(w, N, K, G);
+    L.w = ref::q4gsw_decode(q.qweight, q.scales, N, K, G);
+    ValueId qw = g.constant("qweight", DType::U32, {N, K / 8}, ConstantData::from_vector(q.qweight));
+    ValueId sc = g.constant("scales", DType::F32, {N, K / G}, ConstantData::from_vector(q.scales));
+    g.op("et_vk.linear_q4gsw.default", {L.x, qw, sc, g.int_value(G), bias, L.out}, "lin");
+  } else {
+    L.w = w;
+    ValueId wt = g.constant("weight", DType::F32, {N, K}, ConstantData::from_vector(w));
+    g.op("aten.linear.default", {L.x, wt, bias, L.out}, "lin");
+  }
+  g.output(L.out);
+  L.exe = ExecutableGraph::build(std::move(g), gpu());
+  return L;
+}
+
+void run_and_check(LinearGraph& L, Dims xdims, int64_t N, uint32_t seed, const std::string& what) {
+  const int64_t K = xdims.back(), M = numel(xdims) / K;
+  std::vector<float> x = ref::random_floats(size_t(M * K), seed + 100);
+  L.exe->set_input(L.x, xdims, std::span<const float>(x));
+  L.exe->execute();
+  Dims od = xdims;
+  od.back() = N;
+  ASSERT_EQ(L.exe->dims(L.out), od) << what;
+  expect_close(L.exe->read_f32(L.out), ref::linear(x, L.w, L.bias, M, K, N), kAbs, kRel, what);
+}
+
+struct Case {
+  int64_t M, K, N;
+  bool bias;
+  int64_t G = 32;
+};
+
+const std::vector<Case> kCases = {
+    {1, 32, 1, false},    {1, 96, 5, true},      {1, 160, 67, false},    {1, 2048, 300, true},
+    {2, 32, 67, true},    {7, 96, 300, false},   {33, 160, 5, true},     {128, 2048, 67, false},
+    {7, 2048, 1, true},   {33, 2048, 300, false}, {128, 96, 300, true},  {2, 160, 1, false},
+    {1, 2048, 67, false, 64}, {1, 2048, 5, true, 128}, {33, 2048, 67, true, 128}, {7, 2048, 300, false, 64},
+};
+
+std::string name(bool q4, const Case& c) {
+  return fmt::format("{} M {} K {} N {} G {} bias {}", q4 ? "q4gsw" : "f32", c.M, c.K, c.N, c.G, c.bias);
+}
+
+}  // namespace
+
+TEST(Linear, F32OddSizesBothRoutes) {
+  uint32_t seed = 1;
+  for (const Case& c : kCases) {
+    if (c.G != 32) continue;
+    LinearGraph L = make_linear(false, {c.M, c.K}, c.N, c.bias, 32, seed);
+    run_and_check(L, {c.M, c.K}, c.N, seed++, name(false, c));
+  }
+}
+
+TEST(Linear, F32KNotMultipleOf4UsesGemmForDecode) {
+  for (Case c : {Case{1, 33, 5, true}, Case{3, 7, 9, false}, Case{1, 1, 3, false}}) {
+    LinearGraph L = make_linear(false, {1, c.M, c.K}, c.N, c.bias, 32, 3);
+    run_and_check(L, {1, c.M, c.K}, c.N, 3, name(false, c));
+  }
+}
+
+TEST(Linear, Q4gswOddSizesGroupsBothRoutes) {
+  uint32_t seed = 11;
+  for (const Case& c : kCases) {
+    LinearGraph L = make_linear(true, {c.M, c.K}, c.N, c.bias, c.G, seed);
+    run_and_check(L, {c.M, c.K}, c.N, seed++, name(true, c));
+  }
+}
+
+TEST(Linear, MChangesBetweenExecutesOnOneGraph) {
+  for (bool q4 : {false, true}) {
+    const int64_t K = 160, N = 67;
+    LinearGraph L = make_linear(q4, {1, 33, K}, N, true, 32, 5);
+    int step = 0;
+    for (int64_t M : {7, 1, 33, 1, 2}) {
+      run_and_check(L, {1, M, K}, N, uint32_t(50 + step++), fmt::format("{} M {}", q4 ? "q4" : "f32", M));
+    }
+    EXPECT_EQ(L.exe->dispatch_count(true), 1u);  // one route active
+  }
+}
+
+TEST(Linear, WeightsSplitIntoBindingChunks) {
+  // 600 rows with a 64 KiB binding limit: f32 rows of 256 B -> chunks of 256, 256, 88 rows; q4 rows of 32 B at
+  // a 8 KiB limit -> the same split. Each chunk is its own dispatch per route.
+  for (bool q4 : {false, true}) {
+    setenv("WGRT_MAX_BINDING_BYTES", q4 ? "8192" : "65536", 1);
+    const int64_t K = 64, N = 600;
+    LinearGraph L;
+    try {
+      L = make_linear(q4, {9, K}, N, true, 32, 9);
+    } catch (...) {
+      unsetenv("WGRT_MAX_BINDING_BYTES");
+      throw;
+    }
+    unsetenv("WGRT_MAX_BINDING_BYTES");
+    EXPECT_EQ(L.exe->dispatch_count(false), 6u);  // 3 chunks x 2 routes
+    run_and_check(L, {1, K}, N, 21, q4 ? "q4 split M 1" : "f32 split M 1");
+    run_and_check(L, {9, K}, N, 22, q4 ? "q4 split M 9" : "f32 split M 9");
+  }
+}
+
+TEST(Linear, BadArgumentsGiveClearErrors) {
+  auto build_q4 = [](int64_t K, int64_t G, Dims qdims, Dims sdims) {
+    Graph g;
+    ValueId x = g.input("x", DType::F32, {2, K});
+    ValueId qw = g.constant("qweight", DType::U32, qdims, ConstantData::from_vector(std::vector<uint32_t>(size_t(numel(qdims)))));
+    ValueId sc = g.constant("scales", DType::F32, sdims, ConstantData::from_vector(std::vector<float>(size_t(numel(sdims)))));
+    ValueId out = g.tensor_like(DType::F32, "out");
+    g.op("et_vk.linear_q4gsw.default", {x, qw, sc, g.int_value(G), g.none(), out}, "lin");
+    ExecutableGraph::build(std::move(g), gpu());
+  };
+  using wgrt::test::expect_error;
+  expect_error<InvalidArgument>([&] { build_q4(96, 64, {4, 12}, {4, 1}); }, "must be a multiple of group_size 64");
+  expect_error<InvalidArgument>([&] { build_q4(100, 32, {4, 12}, {4, 3}); }, "must be a multiple of group_size 32");
+  expect_error<InvalidArgument>([&] { build_q4(96, 48, {4, 12}, {4, 2}); }, "group_size must be 32, 64 or 128");
+  expect_error<InvalidArgument>([&] { build_q4(96, 32, {4, 11}, {4, 3}); }, "u32 words for K = 96");
+  expect_error<InvalidArgument>([&] { build_q4(96, 32, {4, 12}, {4, 2}); }, "scales 'scales' [4, 2] must be [4, 3]");
+  {
+    Graph g;
+    ValueId x = g.input("x", DType::F32, {2, 10});
+    ValueId w = g.constant("w", DType::F32, {3, 11}, ConstantData::from_vector(std::vector<float>(33)));
+    ValueId out = g.tensor_like(DType::F32, "out");
+    g.op("aten.linear.default", {x, w, g.none(), out}, "lin");
+    expect_error<InvalidArgument>([&] { ExecutableGraph::build(std::move(g), gpu()); }, "weight 'w' [3, 11] must be [N, 10]");
+  }
+  {  // live K must not change
+    LinearGraph L = make_linear(false, {4, 8}, 3, false);
+    std::vector<float> x(12);
+    L.exe->set_input(L.x, {3, 4}, std::span<const float>(x));
+    expect_error<InvalidArgument>([&] { L.exe->execute(); }, "the last dim must stay 8 (K)");
+  }
+}
+
+TEST(Linear, Q4gswMatchesPyTorchGoldens) {
+  const nlohmann::json m = wgrt::test::read_golden_manifest();
+  int n = 0;
+  for (const auto& c : m["linear_q4gsw"]) {
+    const int64_t M = c["M"], K = c["K"], N = c["N"], G = c["G"];
+    Graph g;
+    ValueId x = g.input("x", DType::F32, {M, K});
+    auto qv = wgrt::test::read_golden_bin<uint32_t>(c["qweight"]);
+    auto sv = wgrt::test::read_golden_bin<float>(c["scales"]);
+    ASSERT_EQ(int64_t(qv.size()), N * K / 8);
+    ValueId qw = g.constant("qweight", DType::U32, {N, K / 8}, ConstantData::from_vector(qv));
+    ValueId sc = g.constant("scales", DType::F32, {N, K / G}, ConstantData::from_vector(sv));
+    ValueId bias = g.none();
+    if (c.contains("bias"))
+      bias = g.constant("bias", DType::F32, {N}, ConstantData::from_vector(wgrt::test::read_golden_bin<float>(c["bias"])));
+    ValueId out = g.tensor_like(DType::F32, "out");
+    g.op("et_vk.linear_q4gsw.default", {x, qw, sc, g.int_value(G), bias, out}, "lin");
+    g.output(out);
+    auto exe = ExecutableGraph::build(std::move(g), gpu());
+    auto xv = wgrt::test::read_golden_bin<float>(c["x"]);
+    exe->set_input(x, {M, K}, std::span<const float>(xv));
+    exe->execute();
+    expect_close(exe->read_f32(out), wgrt::test::read_golden_bin<float>(c["out"]), kAbs, kRel, c["name"]);
+    ++n;
+  }
+  EXPECT_GE(n, 3);
+}
