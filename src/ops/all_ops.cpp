@@ -17,6 +17,13 @@ void register_builtin_ops(OpRegistry& r) {
   ops::register_kv_cache_ops(r);
   ops::register_attention_ops(r);
   ops::register_copy_ops(r);
+  ops::register_matmul_ops(r);
+  ops::register_conv_ops(r);
+  ops::register_vision_norm_ops(r);
+  ops::register_pool_ops(r);
+  ops::register_resample_ops(r);
+  ops::register_convert_ops(r);
+  ops::register_sdpa_encoder_ops(r);
 }
 
 }  // namespace wgrt

@@ -16,5 +16,12 @@ void register_rope_ops(OpRegistry& r);         // rope/rope.cpp
 void register_kv_cache_ops(OpRegistry& r);     // kv_cache/update_cache.cpp
 void register_attention_ops(OpRegistry& r);    // attention/sdpa.cpp
 void register_copy_ops(OpRegistry& r);         // copy/copy_ops.cpp
+void register_matmul_ops(OpRegistry& r);       // matmul/matmul.cpp
+void register_conv_ops(OpRegistry& r);         // conv/conv.cpp
+void register_vision_norm_ops(OpRegistry& r);  // norm_vision/vision_norm.cpp
+void register_pool_ops(OpRegistry& r);         // pool/pool.cpp
+void register_resample_ops(OpRegistry& r);     // resample/resample.cpp
+void register_convert_ops(OpRegistry& r);      // convert/convert_ops.cpp
+void register_sdpa_encoder_ops(OpRegistry& r); // attention/sdpa_encoder.cpp
 }  // namespace ops
 }  // namespace wgrt

@@ -1,0 +1,125 @@
+// aten.convolution.default(x [N, C, H, W] f32, weight [O, C/groups, kh, kw] f32, bias [O] f32 | None,
+//                          stride IntList, padding IntList, dilation IntList, transposed bool,
+//                          output_padding IntList, groups int, out [N, O, OH, OW] f32)
+// PyTorch semantics (torch.nn.functional.conv2d): zero padding, OH = (H + 2*ph - dh*(kh-1) - 1) / sh + 1
+// (floor). stride/padding/dilation take 1 value (both dims) or 2 (h, w). Only 2-D convolution (4-D x);
+// transposed = true throws Unsupported. Routes (fixed at build by groups):
+//   groups == 1: implicit-im2col tiled GEMM (conv_gemm.wgsl), 64x64 output tiles over (O, OH*OW) per image;
+//   groups > 1 (grouped, depthwise): direct convolution (conv_direct.wgsl), one invocation per output.
+// Both fold their 1-D grids past maxComputeWorkgroupsPerDimension. N, H, W may change between executes
+// (resize hook); C must stay the build-time value. Errors: InvalidArgument naming the node (bad ranks,
+// channel/group mismatch, non-positive stride/dilation, negative padding, empty output).
+#include "graph/op_builder.h"
+#include "graph/op_registry.h"
+#include "ops/families.h"
+#include "wgrt/error.h"
+
+namespace wgrt::ops {
+
+namespace {
+
+struct ConvParams {
+  uint32_t N, C, H, W, O, OH, OW, groups, kh, kw, sh, sw, ph, pw, dh, dw, cpg, opg, K, has_bias, tiles_n, tiles_m,
+      total, pad;
+};
+static_assert(sizeof(ConvParams) == 96);
+
+// A 2-D IntList argument: 1 value (repeated) or 2.
+std::pair<int64_t, int64_t> pair_arg(OpBuilder& b, size_t i, const char* what) {
+  const IntList& l = b.int_list(i);
+  b.check(l.size() == 1 || l.size() == 2, "{} must have 1 or 2 values, got {}", what, l.size());
+  return {l[0], l.size() == 2 ? l[1] : l[0]};
+}
+
+void build_conv(OpBuilder& b) {
+  b.check_args(10);
+  if (b.bool_arg(6)) throw Unsupported(b.where() + "transposed convolution is not supported");
+  for (size_t i : {size_t(0), size_t(1), size_t(9)}) b.check_dtype(i, DType::F32);
+  b.check_rank(0, 4, 4);
+  b.check_rank(1, 4, 4);
+  const Dims xd = b.tensor(0).dims, wd = b.tensor(1).dims;
+  const int64_t groups = b.int_arg(8);
+  const int64_t C = xd[1], O = wd[0];
+  b.check(groups >= 1, "groups must be >= 1, got {}", groups);
+  b.check(C % groups == 0 && O % groups == 0, "channels in {} and out {} must be multiples of groups {}", C, O, groups);
+  b.check(wd[1] * groups == C, "weight '{}' {} must have C/groups = {} input channels (x '{}' {})", b.tensor(1).name,
+          dims_str(wd), C / groups, b.tensor(0).name, dims_str(xd));
+  b.check(wd[2] > 0 && wd[3] > 0 && O > 0, "weight '{}' {} is empty", b.tensor(1).name, dims_str(wd));
+  const auto [sh, sw] = pair_arg(b, 3, "stride");
+  const auto [ph, pw] = pair_arg(b, 4, "padding");
+  const auto [dh, dw] = pair_arg(b, 5, "dilation");
+  b.check(sh > 0 && sw > 0, "stride must be positive, got [{}, {}]", sh, sw);
+  b.check(dh > 0 && dw > 0, "dilation must be positive, got [{}, {}]", dh, dw);
+  b.check(ph >= 0 && pw >= 0, "padding must be >= 0, got [{}, {}]", ph, pw);
+  for (int64_t v : b.int_list(7)) b.check(v == 0, "output_padding must be 0 for a non-transposed convolution");
+  const bool has_bias = !b.is_none(2);
+  if (has_bias) {
+    b.check_dtype(2, DType::F32);
+    b.check(b.tensor(2).dims == Dims{O}, "bias '{}' {} must be [{}]", b.tensor(2).name, dims_str(b.tensor(2).dims), O);
+  }
+  const int64_t kh = wd[2], kw = wd[3];
+  const bool gemm = groups == 1;
+  UniformRef u = b.uniform(sizeof(ConvParams));
+  using webgpu::BindingType;
+  const std::vector<BindingType> layout = {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
+                                           BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform};
+  const Binding xb = Binding::tensor(b.arg(0));
+  DispatchRef d = b.dispatch({gemm ? "ops/conv/conv_gemm.wgsl" : "ops/conv/conv_direct.wgsl", "main", layout, {}, {}},
+                             {xb, Binding::tensor(b.arg(1)), has_bias ? Binding::tensor(b.arg(2)) : xb,
+                              Binding::tensor(b.arg(9)), u});
+  b.on_resize([=](ResizeContext& r) {
+    const Dims x = r.tensor(0).dims;
+    if (x.size() != 4 || x[1] != C) r.fail("x '{}' has live dims {}; must be [N, {}, H, W]", r.tensor(0).name, dims_str(x), C);
+    const int64_t OH = (x[2] + 2 * ph - dh * (kh - 1) - 1) / sh + 1;
+    const int64_t OW = (x[3] + 2 * pw - dw * (kw - 1) - 1) / sw + 1;
+    if (x[2] + 2 * ph - dh * (kh - 1) - 1 < 0 || x[3] + 2 * pw - dw * (kw - 1) - 1 < 0 || OH <= 0 || OW <= 0)
+      r.fail("x {} with kernel [{}, {}], padding [{}, {}], dilation [{}, {}] gives an empty output", dims_str(x), kh, kw,
+             ph, pw, dh, dw);
+    const Dims od = {x[0], O, OH, OW};
+    if (numel(x) >= (int64_t(1) << 32) || numel(od) >= (int64_t(1) << 32))
+      r.fail("x {} / out {}: too many elements for 32-bit indexing", dims_str(x), dims_str(od));
+    r.set_dims(9, od);
+    ConvParams p{};
+    p.N = uint32_t(x[0]);
+    p.C = uint32_t(C);
+    p.H = uint32_t(x[2]);
+    p.W = uint32_t(x[3]);
+    p.O = uint32_t(O);
+    p.OH = uint32_t(OH);
+    p.OW = uint32_t(OW);
+    p.groups = uint32_t(groups);
+    p.kh = uint32_t(kh);
+    p.kw = uint32_t(kw);
+    p.sh = uint32_t(sh);
+    p.sw = uint32_t(sw);
+    p.ph = uint32_t(ph);
+    p.pw = uint32_t(pw);
+    p.dh = uint32_t(dh);
+    p.dw = uint32_t(dw);
+    p.cpg = uint32_t(C / groups);
+    p.opg = uint32_t(O / groups);
+    p.K = uint32_t(C / groups * kh * kw);
+    p.has_bias = has_bias;
+    uint64_t wgs = 0;
+    if (gemm) {
+      p.tiles_n = uint32_t(div_up(uint64_t(OH * OW), 64));
+      p.tiles_m = uint32_t(div_up(uint64_t(O), 64));
+      wgs = uint64_t(p.tiles_n) * p.tiles_m * p.N;
+      if (wgs >= (uint64_t(1) << 32)) r.fail("out {} needs too many tiles", dims_str(od));
+      p.total = uint32_t(wgs);
+    } else {
+      p.total = uint32_t(numel(od));
+      wgs = div_up(p.total, 64);
+    }
+    r.set_uniform(u, p);
+    r.set_workgroups(d, wgs);
+  });
+}
+
+}  // namespace
+
+void register_conv_ops(OpRegistry& r) {
+  r.add({"aten.convolution.default", build_conv, {"ops/conv/conv_gemm.wgsl:main", "ops/conv/conv_direct.wgsl:main"}, true});
+}
+
+}  // namespace wgrt::ops

@@ -1,0 +1,94 @@
+// Matrix products on f32 (PyTorch semantics), all through the shared tiled GEMM core (ops/linear/gemm.wgsl):
+//   aten.mm.default(a [M, K], b [K, N], out [M, N])                       out = a @ b
+//   aten.bmm.default(a [B, M, K], b [B, K, N], out [B, M, N])             out[z] = a[z] @ b[z]
+//   aten.addmm.default(bias, a [M, K], b [K, N], beta, alpha, out [M, N]) out = beta * bias + alpha * (a @ b)
+//       bias broadcastable to [M, N] ([N], [1, N], [M, 1], [M, N], [1] or a 0-d tensor), read with stride 0
+//       along broadcast dims (no copy).
+// B is read in its natural [K, N] layout (gemm B_KFAST = false). Every dim may change between executes
+// (resize hook): K must agree between a and b, bmm batches must match, bias must still broadcast; otherwise
+// InvalidArgument naming the node. bmm's batch is the GEMM grid's z (<= maxComputeWorkgroupsPerDimension).
+#include "graph/op_builder.h"
+#include "graph/op_registry.h"
+#include "ops/families.h"
+#include "ops/linear/gemm.h"
+
+namespace wgrt::ops {
+
+namespace {
+
+enum class Kind { Mm, Bmm, Addmm };
+
+void build_matmul(OpBuilder& b, Kind kind) {
+  b.check_args(kind == Kind::Mm ? 3 : kind == Kind::Bmm ? 3 : 6);
+  const size_t ai = kind == Kind::Addmm ? 1 : 0, bi = ai + 1, oi = b.num_args() - 1;
+  const size_t rank = kind == Kind::Bmm ? 3 : 2;
+  for (size_t i : {ai, bi, oi}) b.check_dtype(i, DType::F32);
+  b.check_rank(ai, rank, rank);
+  b.check_rank(bi, rank, rank);
+  const bool has_bias = kind == Kind::Addmm;
+  float alpha = 1.0f, beta = 0.0f;
+  if (has_bias) {
+    b.check_dtype(0, DType::F32);
+    b.check_rank(0, 0, 2);
+    beta = float(b.real_arg(3));
+    alpha = float(b.real_arg(4));
+  }
+  UniformRef u = b.uniform(sizeof(GemmParams));
+  const Binding A = Binding::tensor(b.arg(ai)), B = Binding::tensor(b.arg(bi)), C = Binding::tensor(b.arg(oi));
+  const Binding bias = has_bias ? Binding::tensor(b.arg(0)) : A;
+  DispatchRef d = b.dispatch(gemm_kernel(false, false), {A, B, A, bias, C, u});
+  b.on_resize([=](ResizeContext& r) {
+    const Dims& da = r.tensor(ai).dims;
+    const Dims& db = r.tensor(bi).dims;
+    const int64_t Z = rank == 3 ? da[0] : 1;
+    const int64_t M = da[rank - 2], K = da[rank - 1], Kb = db[rank - 2], N = db[rank - 1];
+    if (K != Kb) r.fail("a {} and b {}: inner dims {} and {} differ", dims_str(da), dims_str(db), K, Kb);
+    if (rank == 3 && db[0] != Z) r.fail("a {} and b {}: batch dims differ", dims_str(da), dims_str(db));
+    if (uint64_t(Z) * M * std::max(K, N) >= (uint64_t(1) << 32) || uint64_t(Z) * K * N >= (uint64_t(1) << 32))
+      r.fail("a {} b {}: too many elements for 32-bit indexing", dims_str(da), dims_str(db));
+    r.set_dims(oi, rank == 3 ? Dims{Z, M, N} : Dims{M, N});
+    GemmParams p;
+    p.M = uint32_t(M);
+    p.N = uint32_t(N);
+    p.K = uint32_t(K);
+    p.batch = uint32_t(Z);
+    p.a_sb = uint32_t(M * K);
+    p.a_sm = uint32_t(K);
+    p.a_sk = 1;
+    p.b_sb = uint32_t(K * N);
+    p.b_sk = uint32_t(N);
+    p.b_sn = 1;
+    p.c_sb = uint32_t(M * N);
+    p.c_sm = uint32_t(N);
+    p.c_sn = 1;
+    p.alpha = alpha;
+    p.beta = beta;
+    if (has_bias) {
+      const Dims& dc = r.tensor(0).dims;
+      Dims full(2 - dc.size(), 1);
+      full.insert(full.end(), dc.begin(), dc.end());
+      if ((full[0] != 1 && full[0] != M) || (full[1] != 1 && full[1] != N))
+        r.fail("bias '{}' {} does not broadcast to [{}, {}]", r.tensor(0).name, dims_str(dc), M, N);
+      p.has_bias = 1;
+      p.bias_sm = full[0] == 1 ? 0 : uint32_t(full[1]);
+      p.bias_sn = full[1] == 1 ? 0 : 1;
+    }
+    r.set_uniform(u, p);
+    try {
+      r.set_grid(d, gemm_grid(p, r.max_workgroups_per_dim()));
+    } catch (const InvalidArgument& e) {
+      r.fail("{}", e.what());
+    }
+  });
+}
+
+}  // namespace
+
+void register_matmul_ops(OpRegistry& r) {
+  const std::vector<std::string> k = {"ops/linear/gemm.wgsl:main"};
+  r.add({"aten.mm.default", [](OpBuilder& b) { build_matmul(b, Kind::Mm); }, k, true});
+  r.add({"aten.bmm.default", [](OpBuilder& b) { build_matmul(b, Kind::Bmm); }, k, true});
+  r.add({"aten.addmm.default", [](OpBuilder& b) { build_matmul(b, Kind::Addmm); }, k, true});
+}
+
+}  // namespace wgrt::ops

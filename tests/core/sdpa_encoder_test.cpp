@@ -1,0 +1,207 @@
+// et_vk.sdpa.default (non-causal) against the double reference and PyTorch goldens: both routes (GEMM +
+// softmax chunks, split-K), Sq != Skv, Dv != D, broadcast masks with -inf (fully masked rows give 0, no NaN),
+// channel-attention shapes (B*H*Sq = 96, Skv = 4096), chunking over query rows under a small scratch bound,
+// live size changes, a softmax grid past 65,535 workgroups (folded), bad arguments.
+// Tolerance |d| <= 2e-5 + 1e-4 |ref|.
+#include <cmath>
+#include <limits>
+
+#include "ops/attention/sdpa_encoder.h"
+#include "reference/ops_a_reference.h"
+#include "reference/vision_ref.h"
+#include "vision_test_util.h"
+
+using namespace wgrt;
+using wgrt::test::expect_close;
+using wgrt::test::jdims;
+using wgrt::test::jfloats;
+using wgrt::test::OneOp;
+namespace vref = wgrt::test::vref;
+namespace ref = wgrt::test::ref;
+
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+struct Shape {
+  int64_t B, H, Sq, Skv, D, Dv;
+};
+
+// Restores the route and the scratch bound after a test.
+struct RouteGuard {
+  ~RouteGuard() {
+    ops::set_sdpa_encoder_route(ops::SdpaEncoderRoute::Auto);
+    ops::set_sdpa_encoder_score_bytes(ops::kSdpaEncoderScoreBytes);
+  }
+};
+
+std::unique_ptr<OneOp> make_sdpa(const Shape& s, const Dims& mask_dims, double scale = -1) {
+  auto o = std::make_unique<OneOp>();
+  ValueId q = o->input({s.B, s.H, s.Sq, s.D}, {});
+  ValueId k = o->input({s.B, s.H, s.Skv, s.D}, {});
+  ValueId v = o->input({s.B, s.H, s.Skv, s.Dv}, {});
+  ValueId m = mask_dims.empty() ? o->g.none() : o->input(mask_dims, {});
+  o->build("et_vk.sdpa.default", {q, k, v, m, scale < 0 ? o->g.none() : o->g.real(scale)});
+  return o;
+}
+
+// Expands a mask of dims md (rank <= 4, broadcastable) to [B, H, Sq, Skv].
+std::vector<float> expand_mask(const std::vector<float>& m, Dims md, const Shape& s) {
+  while (md.size() < 4) md.insert(md.begin(), 1);
+  std::vector<float> out;
+  for (int64_t b = 0; b < s.B; ++b)
+    for (int64_t h = 0; h < s.H; ++h)
+      for (int64_t i = 0; i < s.Sq; ++i)
+        for (int64_t j = 0; j < s.Skv; ++j) {
+          const int64_t c[4] = {b, h, i, j};
+          int64_t idx = 0;
+          for (int k = 0; k < 4; ++k) idx = idx * md[size_t(k)] + (md[size_t(k)] == 1 ? 0 : c[k]);
+          out.push_back(m[size_t(idx)]);
+        }
+  return out;
+}
+
+// Random additive mask: values in [-1, 1), about 30% -inf, and the first row of the mask fully -inf.
+std::vector<float> random_mask(const Dims& md, uint32_t seed) {
+  auto m = ref::random_floats(size_t(numel(md)), seed);
+  auto r = ref::random_floats(m.size(), seed + 100, 0.0f, 1.0f);
+  for (size_t i = 0; i < m.size(); ++i)
+    if (r[i] < 0.3f) m[i] = kNegInf;
+  for (int64_t j = 0; j < md.back(); ++j) m[size_t(j)] = kNegInf;
+  return m;
+}
+
+void check(OneOp& o, const Shape& s, const Dims& md, uint32_t seed, double scale, const std::string& what) {
+  auto q = ref::random_floats(size_t(s.B * s.H * s.Sq * s.D), seed, -2.0f, 2.0f);
+  auto k = ref::random_floats(size_t(s.B * s.H * s.Skv * s.D), seed + 1, -2.0f, 2.0f);
+  auto v = ref::random_floats(size_t(s.B * s.H * s.Skv * s.Dv), seed + 2);
+  o.input_dims[0].second = {s.B, s.H, s.Sq, s.D};
+  o.input_dims[1].second = {s.B, s.H, s.Skv, s.D};
+  o.input_dims[2].second = {s.B, s.H, s.Skv, s.Dv};
+  o.input_data[0] = q;
+  o.input_data[1] = k;
+  o.input_data[2] = v;
+  std::vector<float> full;
+  if (!md.empty()) {
+    auto m = random_mask(md, seed + 3);
+    o.input_dims[3].second = md;
+    o.input_data[3] = m;
+    full = expand_mask(m, md, s);
+  }
+  auto got = o.run();
+  ASSERT_EQ(o.out_dims(), (Dims{s.B, s.H, s.Sq, s.Dv})) << what;
+  for (float g : got) ASSERT_FALSE(std::isnan(g)) << what;
+  const double sc = scale < 0 ? 1.0 / std::sqrt(double(s.D)) : scale;
+  expect_close(got, vref::sdpa(q, k, v, full, s.B * s.H, s.Sq, s.Skv, s.D, s.Dv, sc), 2e-5, 1e-4, what);
+}
+
+}  // namespace
+
+TEST(SdpaEncoder, BothRoutesAgainstReferenceWithMasks) {
+  RouteGuard guard;
+  uint32_t seed = 1;
+  const std::vector<std::pair<Shape, Dims>> cases = {
+      {{1, 1, 1, 1, 1, 1}, {}},
+      {{2, 3, 5, 9, 8, 8}, {2, 1, 5, 9}},
+      {{1, 2, 70, 33, 16, 5}, {70, 33}},
+      {{2, 2, 17, 65, 64, 64}, {2, 1, 1, 65}},
+      {{1, 4, 50, 50, 32, 32}, {1, 4, 50, 50}},
+      {{1, 3, 9, 300, 12, 12}, {}},
+  };
+  for (auto route : {ops::SdpaEncoderRoute::Gemm, ops::SdpaEncoderRoute::Split, ops::SdpaEncoderRoute::Auto}) {
+    ops::set_sdpa_encoder_route(route);
+    for (const auto& [s, md] : cases) {
+      auto o = make_sdpa(s, md, s.D == 16 ? 0.37 : -1);
+      check(*o, s, md, seed++, s.D == 16 ? 0.37 : -1,
+            fmt::format("route {} B{} H{} Sq{} Skv{} D{} Dv{} mask {}", int(route), s.B, s.H, s.Sq, s.Skv, s.D, s.Dv,
+                        dims_str(md)));
+    }
+  }
+}
+
+TEST(SdpaEncoder, FullyMaskedRowsGiveZeros) {
+  RouteGuard guard;
+  for (auto route : {ops::SdpaEncoderRoute::Gemm, ops::SdpaEncoderRoute::Split}) {
+    ops::set_sdpa_encoder_route(route);
+    Shape s{1, 2, 3, 4, 4, 4};
+    auto o = make_sdpa(s, {1, 1, 3, 4});
+    o->input_data[0] = ref::random_floats(24, 1);
+    o->input_data[1] = ref::random_floats(32, 2);
+    o->input_data[2] = ref::random_floats(32, 3);
+    o->input_data[3] = {kNegInf, kNegInf, kNegInf, kNegInf, 0, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf};
+    auto got = o->run();
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t i : {0, 2})
+        for (int64_t d = 0; d < 4; ++d) EXPECT_EQ(got[size_t((h * 3 + i) * 4 + d)], 0.0f) << "route " << int(route);
+    // Row 1 sees only key 0: the output is v[h, 0].
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t d = 0; d < 4; ++d)
+        EXPECT_FLOAT_EQ(got[size_t((h * 3 + 1) * 4 + d)], o->input_data[2][size_t(h * 16 + d)]);
+  }
+}
+
+TEST(SdpaEncoder, ChannelAttentionShapeUsesSplitRoute) {
+  RouteGuard guard;
+  // B*H*Sq = 96 query rows over 4096 keys.
+  Shape s{2, 4, 12, 4096, 32, 32};
+  auto o = make_sdpa(s, {2, 1, 1, 4096});
+  check(*o, s, {2, 1, 1, 4096}, 50, -1, "channel attention (auto)");
+  // The auto route picked split-K: 2 dispatches active (the GEMM route would have 3 per chunk).
+  EXPECT_EQ(o->exe->dispatch_count(true), 2u);
+  ops::set_sdpa_encoder_route(ops::SdpaEncoderRoute::Gemm);
+  auto g = make_sdpa(s, {});
+  check(*g, s, {}, 60, -1, "channel attention (GEMM route)");
+}
+
+TEST(SdpaEncoder, ChunksOverQueryRowsUnderSmallScratchBound) {
+  RouteGuard guard;
+  ops::set_sdpa_encoder_route(ops::SdpaEncoderRoute::Gemm);
+  ops::set_sdpa_encoder_score_bytes(4096);  // 1 head x 37 keys x 4 B = 148 B per row: 27 rows per chunk
+  Shape s{1, 1, 100, 37, 8, 8};
+  auto o = make_sdpa(s, {1, 1, 100, 37});
+  EXPECT_EQ(o->exe->dispatch_count(false), 3u * 4u);  // ceil(100 / 27) = 4 chunks of 3 dispatches
+  check(*o, s, {1, 1, 100, 37}, 70, -1, "chunked");
+  for (int64_t sq : {1, 28, 55}) {
+    Shape l = s;
+    l.Sq = sq;
+    l.Skv = sq % 37 + 1;
+    check(*o, l, {1, 1, sq, l.Skv}, uint32_t(80 + sq), -1, fmt::format("chunked live Sq {} Skv {}", sq, l.Skv));
+  }
+}
+
+TEST(SdpaEncoder, SoftmaxGridPast65535WorkgroupsFolds) {
+  RouteGuard guard;
+  Shape s{1, 2, 33000, 3, 4, 4};  // 66,000 query rows: one softmax workgroup each
+  auto o = make_sdpa(s, {});
+  check(*o, s, {}, 90, -1, "66000 rows");
+}
+
+TEST(SdpaEncoder, MatchesPyTorchGoldens) {
+  int n = 0;
+  for (const auto& c : wgrt::test::vision_golden("sdpa.json")) {
+    const Dims qd = jdims(c["q_dims"]), kd = jdims(c["k_dims"]), vd = jdims(c["v_dims"]), md = jdims(c["mask_dims"]);
+    const double scale = c["scale"].is_null() ? -1 : c["scale"].get<double>();
+    for (auto route : {ops::SdpaEncoderRoute::Gemm, ops::SdpaEncoderRoute::Split}) {
+      RouteGuard guard;
+      ops::set_sdpa_encoder_route(route);
+      auto o = make_sdpa({qd[0], qd[1], qd[2], kd[2], qd[3], vd[3]}, md, scale);
+      o->input_data[0] = jfloats(c["q"]);
+      o->input_data[1] = jfloats(c["k"]);
+      o->input_data[2] = jfloats(c["v"]);
+      if (!md.empty()) o->input_data[3] = jfloats(c["mask"]);
+      expect_close(o->run(), jfloats(c["out"]), 2e-5, 1e-4, fmt::format("golden sdpa {} route {}", n, int(route)));
+    }
+    ++n;
+  }
+  EXPECT_EQ(n, 2);
+}
+
+TEST(SdpaEncoder, BadArgumentsThrow) {
+  using wgrt::test::expect_error;
+  expect_error<InvalidArgument>([] { make_sdpa({1, 2, 3, 4, 8, 8}, {1, 3, 3, 4}); }, "does not broadcast");
+  expect_error<InvalidArgument>([] {
+    OneOp o;
+    ValueId q = o.input({1, 2, 3, 8}, {}), k = o.input({1, 2, 4, 7}, {}), v = o.input({1, 2, 4, 8}, {});
+    o.build("et_vk.sdpa.default", {q, k, v, o.g.none(), o.g.none()});
+  }, "k 'in1'");
+}
