@@ -63,7 +63,8 @@ class BuildState {
   std::vector<int> tensor_buffer;
   std::vector<int> scratch_buffer;
   webgpu::Buffer uniform_arena;
-  std::map<ValueId, std::vector<int32_t>> input_host;  // host copies of i32 inputs (select_as_symint)
+  std::map<ValueId, std::vector<int32_t>> input_host;
+  std::map<ValueId, ValueId> alias_of;  // view output -> the tensor whose buffer it shares (OpBuilder::alias)  // host copies of i32 inputs (select_as_symint)
   std::unique_ptr<Profiler> profiler;
   MemoryStats stats;
 

@@ -77,12 +77,25 @@ void plan_and_allocate(BuildState& s) {
           last[size_t(m)] = std::max(last[size_t(m)], int(i));
         }
     }
+  // Alias groups (views that share their source's buffer): the root takes the union of the lifetimes, and a
+  // group with a graph output in it gets a buffer of its own (it must outlive the execute).
+  auto root_of = [&](ValueId id) {
+    while (s.alias_of.count(id)) id = s.alias_of.at(id);
+    return id;
+  };
+  std::vector<bool> group_pinned(values.size(), false);
+  for (auto& [member, src] : s.alias_of) {
+    ValueId r = root_of(member);
+    first[size_t(r)] = std::min(first[size_t(r)], first[size_t(member)]);
+    last[size_t(r)] = std::max(last[size_t(r)], last[size_t(member)]);
+    if (s.graph.tensor_at(member).is_output) group_pinned[size_t(r)] = true;
+  }
   std::vector<LifetimeRequest> reqs;
   std::vector<ValueId> req_ids;
   for (size_t id = 0; id < values.size(); ++id) {
     auto* t = std::get_if<TensorValue>(&values[id]);
-    if (!t) continue;
-    if (t->role == TensorRole::Intermediate && !t->is_output && last[id] >= 0) {
+    if (!t || s.alias_of.count(ValueId(id))) continue;  // aliases take their root's buffer below
+    if (t->role == TensorRole::Intermediate && !t->is_output && !group_pinned[id] && last[id] >= 0) {
       reqs.push_back({std::max<uint64_t>(t->max_bytes(), 16), first[id], last[id]});
       req_ids.push_back(ValueId(id));
       continue;
@@ -107,6 +120,7 @@ void plan_and_allocate(BuildState& s) {
     slot_buffer[k] = int(s.buffers.size() - 1);
   }
   for (size_t r = 0; r < req_ids.size(); ++r) s.tensor_buffer[size_t(req_ids[r])] = slot_buffer[size_t(plan.slot_of[r])];
+  for (auto& [member, src] : s.alias_of) s.tensor_buffer[size_t(member)] = s.tensor_buffer[size_t(root_of(member))];
   s.stats.intermediate_requested = plan.requested_bytes;
   s.stats.intermediate_planned = plan.planned_bytes;
   s.stats.intermediate_buffers = plan.slot_bytes.size();

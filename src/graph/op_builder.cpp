@@ -136,6 +136,18 @@ DispatchRef OpBuilder::dispatch(webgpu::KernelSpec spec, std::vector<Binding> bi
   return {int(s_.dispatches.size() - 1)};
 }
 
+void OpBuilder::alias(size_t out, size_t in) {
+  const TensorValue& o = tensor(out);
+  const TensorValue& i = tensor(in);
+  check(o.role == TensorRole::Intermediate, "view output '{}' must be an intermediate tensor", o.name);
+  check(o.dtype == i.dtype, "view '{}' ({}) of '{}' ({}) must keep the dtype", o.name, dtype_name(o.dtype), i.name,
+        dtype_name(i.dtype));
+  check(o.max_bytes() <= i.max_bytes(), "view '{}' ({} bytes at max dims) is larger than its source '{}' ({} bytes)",
+        o.name, o.max_bytes(), i.name, i.max_bytes());
+  check(!s_.alias_of.count(arg(out)), "tensor '{}' is already a view", o.name);
+  s_.alias_of[arg(out)] = arg(in);
+}
+
 void OpBuilder::on_resize(std::function<void(ResizeContext&)> hook) { s_.nodes[node_].resize = std::move(hook); }
 
 // ---- ResizeContext ----

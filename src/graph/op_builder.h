@@ -93,6 +93,9 @@ class OpBuilder {
   // A dispatch of a kernel; route >= 0 puts it in a route group (the resize hook activates one route).
   DispatchRef dispatch(webgpu::KernelSpec spec, std::vector<Binding> bindings, int route = -1);
   void on_resize(std::function<void(ResizeContext&)> hook);
+  // Declares that tensor argument `out` is a view of tensor argument `in`: it shares in's buffer (row-major,
+  // same dtype, no more bytes than in) and needs no dispatch. Only for outputs that nothing writes in place.
+  void alias(size_t out, size_t in);
 
   std::string where() const;
 

@@ -1,6 +1,7 @@
 // Copy ops (PyTorch semantics), all through one strided-copy kernel (copy/strided_copy.wgsl), rank <= 8,
 // 32-bit dtypes (f32, i32, u32; copied bit-exactly). Every op has a resize hook (dynamic S).
-//   aten.view_copy.default(x, size IntList, out): one -1 allowed, inferred from the live numel.
+//   aten.view_copy.default(x, size IntList, out): one -1 allowed, inferred from the live numel. The output
+//       aliases the input buffer (no dispatch) whenever that is safe (OpBuilder::alias); else it is a copy.
 //   aten.slice_copy.Tensor(x, dim, start (Int|SymInt|None), end (Int|SymInt|None), step Int > 0, out):
 //       negative start/end count from the end; both clamped to [0, size] (end >= start) as torch.slice does.
 //   aten.select_copy.int(x, dim, index (Int|SymInt, negative counts from the end), out): removes `dim`.
@@ -96,7 +97,13 @@ void build_view(OpBuilder& b) {
       b.check(size[k] >= 0, "negative size {} at dim {}", size[k], k);
     }
   }
-  CopyDispatch c = declare_copy(b, b.arg(0), b.arg(2));
+  // A contiguous view is free: the output shares the input's buffer when the max sizes allow it (the input
+  // is an intermediate or input that nothing writes in place); otherwise it is a copy.
+  const bool view = b.tensor(2).role == TensorRole::Intermediate && b.tensor(2).max_bytes() <= b.tensor(0).max_bytes() &&
+                    b.tensor(0).role != TensorRole::State && b.tensor(2).dtype == b.tensor(0).dtype;
+  CopyDispatch c{};
+  if (view) b.alias(2, 0);
+  else c = declare_copy(b, b.arg(0), b.arg(2));
   b.on_resize([=](ResizeContext& r) {
     const int64_t n = numel(r.tensor(0).dims);
     Dims out(size.begin(), size.end());
@@ -110,7 +117,7 @@ void build_view(OpBuilder& b) {
       r.fail("cannot view {} ({} elements) as {}", dims_str(r.tensor(0).dims), n, dims_str(out));
     }
     r.set_dims(2, out);
-    set_copy(r, c, {n}, 0, {1}, 0, {1});
+    if (!view) set_copy(r, c, {n}, 0, {1}, 0, {1});
   });
 }
 
