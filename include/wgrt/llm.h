@@ -71,6 +71,7 @@ class Llm {
   virtual std::string description() const = 0; // architecture, sizes, weight types, adapter
   virtual std::string profile_report() const = 0;  // per-kernel table ("" when profiling is off)
   virtual std::string profile_trace() const = 0;   // Chrome trace JSON ("" when profiling is off)
+  virtual std::string graph_dump() const = 0;      // values, nodes, dispatches, memory plan (debugging)
 };
 
 }  // namespace wgrt

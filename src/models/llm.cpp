@@ -162,6 +162,7 @@ class LlmImpl final : public Llm {
                        context_, double(weight_bytes_) / 1048576.0, dev_->adapter_info().summary());
   }
   std::string profile_report() const override { return exe_->profiler() ? exe_->profiler()->table() : ""; }
+  std::string graph_dump() const override { return exe_->dump(); }
   std::string profile_trace() const override { return exe_->profiler() ? exe_->profiler()->chrome_trace() : ""; }
 
  private:

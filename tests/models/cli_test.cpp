@@ -143,7 +143,7 @@ TEST(Cli, InfoOpsAndHelp) {
   ASSERT_EQ(ops.exit_code, 0);
   for (const char* k : {"llama.sdpa_with_kv_cache.default", "et_vk.linear_q4gsw.default", "aten.add.Tensor"})
     EXPECT_NE(ops.out.find(k), std::string::npos) << k;
-  for (const char* sub : {"info", "generate", "bench", "ops"}) {
+  for (const char* sub : {"info", "generate", "bench", "ops", "graph"}) {
     RunResult h = run_cli(std::string(sub) + " --help");
     EXPECT_EQ(h.exit_code, 0) << sub;
     EXPECT_NE(h.out.find("Usage"), std::string::npos) << sub;

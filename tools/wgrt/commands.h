@@ -7,4 +7,5 @@ void add_info(CLI::App& app);
 void add_generate(CLI::App& app);
 void add_bench(CLI::App& app);
 void add_ops(CLI::App& app);
+void add_graph(CLI::App& app);
 }  // namespace wgrt::cli

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   wgrt::cli::add_generate(app);
   wgrt::cli::add_bench(app);
   wgrt::cli::add_ops(app);
+  wgrt::cli::add_graph(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
