@@ -1,5 +1,6 @@
 #include "formats/gguf_writer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -66,6 +67,42 @@ uint64_t check_dims(const std::string& name, const std::vector<uint64_t>& dims) 
   return n;
 }
 
+void check_storable(const std::string& name, const std::vector<uint64_t>& dims, GgmlType store_as) {
+  switch (store_as) {
+    case GgmlType::F32: case GgmlType::F16: return;
+    case GgmlType::Q4_0: case GgmlType::Q8_0:
+      if (dims[0] % 32 != 0) throw InvalidArgument("GgufWriter: tensor " + name + ": ne0 must be a multiple of 32");
+      return;
+    default:
+      throw InvalidArgument("GgufWriter: cannot store tensor " + name + " as " + ggml_type_name(store_as));
+  }
+}
+
+// Appends the encoding of `data` as `store_as` (one of the types check_storable accepts) to `out`.
+void encode_f32(std::vector<uint8_t>& out, std::span<const float> data, GgmlType store_as) {
+  switch (store_as) {
+    case GgmlType::F32: {
+      size_t at = out.size();
+      out.resize(at + data.size_bytes());
+      if (!data.empty()) std::memcpy(out.data() + at, data.data(), data.size_bytes());
+      break;
+    }
+    case GgmlType::F16: {
+      size_t at = out.size();
+      out.resize(at + data.size() * 2);
+      for (size_t i = 0; i < data.size(); ++i) {
+        uint16_t h = f32_to_f16(data[i]);
+        std::memcpy(out.data() + at + 2 * i, &h, 2);
+      }
+      break;
+    }
+    default: {
+      std::vector<uint8_t> q = store_as == GgmlType::Q4_0 ? quantize_q4_0(data) : quantize_q8_0(data);
+      out.insert(out.end(), q.begin(), q.end());
+    }
+  }
+}
+
 }  // namespace
 
 void GgufWriter::set(const std::string& key, GgufValue value) {
@@ -84,46 +121,48 @@ void GgufWriter::set_alignment(uint32_t alignment) {
   set("general.alignment", GgufValue::of_u32(alignment));
 }
 
+void GgufWriter::check_new(const std::string& name) const {
+  for (const auto& t : tensors_)
+    if (t.name == name) throw InvalidArgument("GgufWriter: duplicate tensor " + name);
+}
+
 void GgufWriter::add_tensor_f32(const std::string& name, std::vector<uint64_t> dims, std::span<const float> data,
                                 GgmlType store_as) {
   uint64_t n = check_dims(name, dims);
   if (n != data.size())
     throw InvalidArgument("GgufWriter: tensor " + name + " has " + std::to_string(data.size()) + " values for " +
                           std::to_string(n) + " elements");
+  check_storable(name, dims, store_as);
   std::vector<uint8_t> bytes;
-  switch (store_as) {
-    case GgmlType::F32:
-      bytes.resize(data.size_bytes());
-      if (!data.empty()) std::memcpy(bytes.data(), data.data(), data.size_bytes());
-      break;
-    case GgmlType::F16:
-      for (float f : data) put<uint16_t>(bytes, f32_to_f16(f));
-      break;
-    case GgmlType::Q4_0:
-    case GgmlType::Q8_0:
-      if (dims[0] % 32 != 0) throw InvalidArgument("GgufWriter: tensor " + name + ": ne0 must be a multiple of 32");
-      bytes = store_as == GgmlType::Q4_0 ? quantize_q4_0(data) : quantize_q8_0(data);
-      break;
-    default:
-      throw InvalidArgument("GgufWriter: cannot store tensor " + name + " as " + ggml_type_name(store_as));
-  }
+  encode_f32(bytes, data, store_as);
   add_tensor_raw(name, std::move(dims), static_cast<uint32_t>(store_as), std::move(bytes));
+}
+
+void GgufWriter::add_tensor_stream(const std::string& name, std::vector<uint64_t> dims, RowFill fill,
+                                   GgmlType store_as) {
+  uint64_t n = check_dims(name, dims);
+  check_storable(name, dims, store_as);
+  check_new(name);
+  if (!fill) throw InvalidArgument("GgufWriter: tensor " + name + " has no fill function");
+  auto tr = ggml_type_traits(static_cast<uint32_t>(store_as));
+  uint64_t size = n / tr->block_elems * tr->block_bytes;
+  tensors_.push_back({name, std::move(dims), static_cast<uint32_t>(store_as), {}, std::move(fill), store_as, size});
 }
 
 void GgufWriter::add_tensor_raw(const std::string& name, std::vector<uint64_t> dims, uint32_t type_id,
                                 std::vector<uint8_t> bytes) {
   uint64_t n = check_dims(name, dims);
-  for (const auto& t : tensors_)
-    if (t.name == name) throw InvalidArgument("GgufWriter: duplicate tensor " + name);
+  check_new(name);
   if (auto tr = ggml_type_traits(type_id)) {
     if (dims[0] % tr->block_elems != 0 || n / tr->block_elems * tr->block_bytes != bytes.size())
       throw InvalidArgument("GgufWriter: tensor " + name + ": " + std::to_string(bytes.size()) +
                             " bytes do not match its dims for type " + tr->name);
   }
-  tensors_.push_back({name, std::move(dims), type_id, std::move(bytes)});
+  uint64_t size = bytes.size();
+  tensors_.push_back({name, std::move(dims), type_id, std::move(bytes), {}, GgmlType::F32, size});
 }
 
-std::vector<uint8_t> GgufWriter::to_bytes() const {
+void GgufWriter::emit(const Sink& sink) const {
   if (version_ != 2 && version_ != 3) throw InvalidArgument("GgufWriter: version must be 2 or 3");
   std::vector<uint8_t> out = {'G', 'G', 'U', 'F'};
   put<uint32_t>(out, version_);
@@ -142,23 +181,46 @@ std::vector<uint8_t> GgufWriter::to_bytes() const {
     for (uint64_t d : t.dims) put<uint64_t>(out, d);
     put<uint32_t>(out, t.type_id);
     put<uint64_t>(out, offset);
-    offset = align(offset + t.bytes.size());
+    offset = align(offset + t.size);
   }
   if (!tensors_.empty()) out.resize(align(out.size()), 0);
-  const size_t data_start = out.size();
+  sink(out.data(), out.size());
+  uint64_t pos = 0;  // within the data section
+  std::vector<float> values;
   for (const auto& t : tensors_) {
-    out.resize(data_start + align(out.size() - data_start), 0);
-    out.insert(out.end(), t.bytes.begin(), t.bytes.end());
+    out.assign(align(pos) - pos, 0);
+    if (!out.empty()) sink(out.data(), out.size());
+    pos = align(pos);
+    if (!t.fill) {
+      if (!t.bytes.empty()) sink(t.bytes.data(), t.bytes.size());
+    } else {
+      const uint64_t row = t.dims[0], rows = check_dims(t.name, t.dims) / row;
+      const uint64_t chunk_rows = std::max<uint64_t>(1, kStreamChunk / row);
+      for (uint64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
+        const uint64_t nr = std::min(chunk_rows, rows - r0);
+        values.resize(nr * row);
+        t.fill(r0, values);
+        out.clear();
+        encode_f32(out, values, t.store_as);
+        sink(out.data(), out.size());
+      }
+    }
+    pos += t.size;
   }
-  return out;
+}
+
+std::vector<uint8_t> GgufWriter::to_bytes() const {
+  std::vector<uint8_t> bytes;
+  emit([&](const uint8_t* p, size_t n) { bytes.insert(bytes.end(), p, p + n); });
+  return bytes;
 }
 
 void GgufWriter::write(const std::string& path) const {
-  std::vector<uint8_t> bytes = to_bytes();
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
   if (!f) throw FormatError("cannot create '" + path + "'");
-  if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size())
-    throw FormatError("cannot write '" + path + "'");
+  emit([&](const uint8_t* p, size_t n) {
+    if (n != 0 && std::fwrite(p, 1, n, f.get()) != n) throw FormatError("cannot write '" + path + "'");
+  });
   if (std::fflush(f.get()) != 0) throw FormatError("cannot write '" + path + "'");
 }
 

@@ -8,4 +8,5 @@ void add_generate(CLI::App& app);
 void add_bench(CLI::App& app);
 void add_ops(CLI::App& app);
 void add_graph(CLI::App& app);
+void add_synth(CLI::App& app);
 }  // namespace wgrt::cli

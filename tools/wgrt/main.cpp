@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   wgrt::cli::add_bench(app);
   wgrt::cli::add_ops(app);
   wgrt::cli::add_graph(app);
+  wgrt::cli::add_synth(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,62 @@
+// Random-weight GGUF models with the exact architecture shape of real ones (for benchmarks and tests without
+// downloading weights): `wgrt synth`. The files load in wgrt and in llama.cpp.
+//
+// Contents of a synthesized file (following what llama.cpp's convert_hf_to_gguf.py + llama-quantize write):
+//   metadata: general.architecture, general.name, general.file_type (0 F32, 1 F16, 2 Q4_0, 7 Q8_0),
+//     general.quantization_version = 2 (quantized types only), {arch}.vocab_size, .context_length,
+//     .embedding_length, .block_count, .feed_forward_length, .attention.head_count, .attention.head_count_kv,
+//     .attention.key_length, .attention.value_length (= head_dim), .attention.layer_norm_rms_epsilon,
+//     .rope.freq_base, .rope.dimension_count (= head_dim), tokenizer.ggml.* (below).
+//   tensors (GGUF names, ggml dims [ne0 = in, ne1 = out]): token_embd [dim, vocab]; per layer i blk.i.attn_norm
+//     [dim], attn_q [dim, heads*head_dim], attn_k / attn_v [dim, kv_heads*head_dim], attn_output
+//     [heads*head_dim, dim], ffn_norm [dim], ffn_gate / ffn_up [dim, ffn], ffn_down [ffn, dim], and with
+//     qkv_bias attn_q.bias / attn_k.bias / attn_v.bias; output_norm [dim]; output [dim, vocab] unless tied.
+//     Matrices and token_embd are stored as `type`; norms and biases always F32.
+//   values: norm weights 1.0; every other value is an Irwin-Hall(4) variate (sum of four uniforms: bell-shaped,
+//     bounded by ±3.46 std) scaled to std `init_std`, from a counter-based generator keyed by (seed, tensor
+//     name, element index): same inputs -> same bytes, on any platform.
+//   vocabulary (tokenizer.ggml.model "llama", SentencePiece-style), exactly `vocab` entries:
+//     0 "<unk>" (type 2 unknown), 1 "<s>" (3 control, BOS), 2 "</s>" (3 control, EOS), 3..258 "<0x00>".."<0xFF>"
+//     (6 byte), then "▁w0", "▁w1", ... (1 normal) with scores -1, -2, ... (specials and bytes score 0);
+//     bos/eos/unknown ids, add_bos_token true, add_eos_token false.
+// Writing streams tensor data (GgufWriter::add_tensor_stream): memory stays at a few chunks, not the model size.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/ggml_type.h"
+#include "formats/gguf_writer.h"
+
+namespace wgrt::models {
+
+struct SynthConfig {
+  std::string name;          // preset name; general.name
+  std::string arch;          // "llama" (interleaved RoPE in llama.cpp) or "qwen2" (NEOX RoPE)
+  int dim = 0, ffn = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, vocab = 0, context = 0;
+  float rope_theta = 10000.0f, rms_eps = 1e-5f;
+  bool qkv_bias = false;     // attn_q/k/v.bias (qwen2)
+  bool tied = true;          // no output.weight: the classifier is token_embd
+  float init_std = 0.02f;    // std of the random weights
+};
+
+// Presets (data, in synth.cpp): llama-3.2-1b, qwen2.5-0.5b, smollm2-135m.
+const std::vector<SynthConfig>& synth_presets();
+// The preset named `name`; InvalidArgument listing the known names otherwise.
+const SynthConfig& synth_preset(std::string_view name);
+
+// Checks `c` and `type`: InvalidArgument naming the field for arch other than llama/qwen2, non-positive or
+// absurd sizes (dim, ffn, head_dim, heads <= 65536; layers <= 4096; vocab in [260, 2^24]; context <= 2^24),
+// heads % kv_heads != 0, odd head_dim, dim/ffn/heads*head_dim not multiples of 32 for Q4_0/Q8_0, type not in
+// {F32, F16, Q4_0, Q8_0}, init_std not finite and positive.
+void validate_synth(const SynthConfig& c, GgmlType type);
+
+// A GgufWriter holding the whole model (tensors streamed: call write(path) to produce the file, or to_bytes()
+// for small test models). Throws what validate_synth throws.
+GgufWriter synth_gguf(const SynthConfig& c, GgmlType type, uint64_t seed = 0);
+
+// Total number of weight values (parameters) of the model `c` describes.
+uint64_t synth_param_count(const SynthConfig& c);
+
+}  // namespace wgrt::models
