@@ -2,6 +2,7 @@
 // non-zero exit for bad input (never a crash or a hang: every run has a time limit).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -24,9 +25,15 @@ struct RunResult {
   std::string out, err;
 };
 
-RunResult run_cli(const std::string& args) {
-  auto dir = std::filesystem::temp_directory_path() / "wgrt_cli_test";
+// Per-process folder: CTest runs tests in parallel processes.
+std::filesystem::path test_dir() {
+  auto dir = std::filesystem::temp_directory_path() / ("wgrt_cli_test_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
+  return dir;
+}
+
+RunResult run_cli(const std::string& args) {
+  auto dir = test_dir();
   std::string out = (dir / "out.txt").string(), err = (dir / "err.txt").string();
   std::string cmd = "timeout 120 " + std::string(WGRT_CLI_PATH) + " " + args + " >" + out + " 2>" + err;
   int st = std::system(cmd.c_str());
@@ -42,8 +49,7 @@ RunResult run_cli(const std::string& args) {
 }
 
 std::string temp_file(const std::string& name, const std::vector<char>& bytes) {
-  auto p = std::filesystem::temp_directory_path() / "wgrt_cli_test" / name;
-  std::filesystem::create_directories(p.parent_path());
+  auto p = test_dir() / name;
   std::ofstream(p, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
   return p.string();
 }
