@@ -111,6 +111,53 @@ TEST(Linear, Q4gswOddSizesGroupsBothRoutes) {
   }
 }
 
+// Sets environment variables for the lifetime of the object (the linear op reads its GEMV knobs at build).
+struct ScopedEnv {
+  std::vector<std::string> names;
+  ScopedEnv(std::initializer_list<std::pair<const char*, std::string>> kv) {
+    for (const auto& [k, v] : kv) {
+      setenv(k, v.c_str(), 1);
+      names.push_back(k);
+    }
+  }
+  ~ScopedEnv() {
+    for (const auto& k : names) unsetenv(k.c_str());
+  }
+};
+
+// Decode (M = 1) cases for the q4 GEMV kernels: odd N (fewer rows than a workgroup, not a multiple of it),
+// K of 1 .. 128 vec4 steps (fewer and more steps than lanes), every group size.
+const std::vector<Case> kGemvCases = {
+    {1, 32, 1, true},     {1, 96, 5, false},     {1, 160, 67, true},   {1, 2048, 300, false},
+    {1, 4096, 37, true},  {1, 1056, 129, false}, {1, 2048, 67, true, 64}, {1, 4096, 5, false, 128},
+    {1, 384, 33, true, 128},
+};
+
+void check_gemv_cases(const std::string& tag, uint32_t seed) {
+  for (const Case& c : kGemvCases) {
+    LinearGraph L = make_linear(true, {c.M, c.K}, c.N, c.bias, c.G, seed);
+    run_and_check(L, {c.M, c.K}, c.N, seed++, tag + " " + name(true, c));
+  }
+}
+
+TEST(Linear, Q4gswGemvWorkgroupRouteShapes) {
+  // The workgroup-memory kernel (the route on devices without subgroups), at its default and other shapes.
+  for (const char* shape : {"", "64,4,4", "16,8,8", "32,8,2", "8,32,1", "256,1,8"}) {
+    ScopedEnv env{{"WGRT_GEMV_Q4_ROUTE", "wg"}, {"WGRT_GEMV_Q4", shape}};
+    check_gemv_cases(fmt::format("wg route shape '{}'", shape), 300);
+  }
+}
+
+TEST(Linear, Q4gswGemvSubgroupRouteShapes) {
+  if (!gpu().has_subgroups()) GTEST_SKIP() << "adapter has no subgroups";
+  // The subgroup kernel at its shape rule's choice and forced shapes: one or several row blocks per
+  // subgroup (BW above and below the subgroup count), K split across subgroups (KS > 1), 1..8 rows per block.
+  for (const char* shape : {"", "4,8,1", "1,8,1", "2,4,2", "8,2,4", "3,16,4", "1,64,1", "5,1,1"}) {
+    ScopedEnv env{{"WGRT_GEMV_Q4_ROUTE", "sg"}, {"WGRT_GEMV_Q4_SG", shape}};
+    check_gemv_cases(fmt::format("sg route shape '{}'", shape), 400);
+  }
+}
+
 TEST(Linear, MChangesBetweenExecutesOnOneGraph) {
   for (bool q4 : {false, true}) {
     const int64_t K = 160, N = 67;

@@ -6,8 +6,9 @@
 //       the same with W[n][k] = (code - 8) * scales[n][k/G] in the q4gsw layout (ops/linear/q4gsw.h);
 //       G in {32, 64, 128}, K a multiple of G (build errors otherwise).
 // Routes, chosen at every execute from the live M = numel(x) / K:
-//   0 (M == 1, decode): cooperative GEMV (gemv_f32.wgsl / gemv_q4.wgsl); f32 needs K % 4 == 0, else the
-//     GEMM route also serves M == 1;
+//   0 (M == 1, decode): cooperative GEMV (gemv_f32.wgsl; q4: gemv_q4.wgsl, or gemv_q4_sg.wgsl with
+//     WGRT_GEMV_Q4_ROUTE=sg on devices with subgroups); f32 needs K % 4 == 0, else the GEMM route also
+//     serves M == 1;
 //   1 (M != 1, prefill): the tiled GEMM core (gemm.wgsl), 64x64 output tiles.
 // Weights larger than maxStorageBufferBindingSize (e.g. a 128256-row output layer) are split along N into
 // chunks of whole multiples of 256 rows; each chunk is one dispatch per route binding a byte range of the
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
@@ -34,20 +36,61 @@ struct GemvParams {
 
 constexpr uint32_t kRptF32 = 4;  // f32 GEMV rows per invocation; a workgroup covers 8 * RPT rows
 
-// q4 GEMV shape: k lanes x row lanes, rows per invocation (gemv_q4.wgsl). WGRT_GEMV_Q4="TK,TR,RPT" overrides
-// it (tuning experiments; TK * TR <= 256, TR * RPT * (TK + 1) <= 2112, RPT <= min(8, TK)).
+// q4 GEMV, workgroup-memory route (gemv_q4.wgsl): k lanes x row lanes, rows per invocation. Shape rule
+// (H200 sweep, bench/README.md): 16 x 8 x 8 (64 rows per workgroup, 16 loads of 16 B in flight per thread) when
+// N gives >= 512 such workgroups, else 64 x 4 x 4 (16 rows per workgroup: more workgroups for small N).
+// WGRT_GEMV_Q4="TK,TR,RPT" overrides it (tuning experiments; TK * TR <= 256, TR * RPT * (TK + 1) <= 2112,
+// RPT <= min(8, TK), TK % RPT == 0).
 struct GemvQ4Shape {
-  uint32_t tk = 64, tr = 4, rpt = 4;  // best of a sweep on an H200 (bench/README.md)
+  uint32_t tk = 64, tr = 4, rpt = 4;
 };
-GemvQ4Shape gemv_q4_shape() {
+GemvQ4Shape gemv_q4_shape(int64_t N) {
   GemvQ4Shape s;
+  if (N >= 512 * 64) s = {16, 8, 8};
   if (const char* e = std::getenv("WGRT_GEMV_Q4")) {
     GemvQ4Shape t;
     if (std::sscanf(e, "%u,%u,%u", &t.tk, &t.tr, &t.rpt) == 3 && t.tk * t.tr <= 256 && t.tk * t.tr >= 1 &&
-        t.rpt >= 1 && t.rpt <= 8 && t.rpt <= t.tk && t.tr * t.rpt * (t.tk + 1) <= 2112)
+        t.rpt >= 1 && t.rpt <= 8 && t.rpt <= t.tk && t.tk % t.rpt == 0 && t.tr * t.rpt * (t.tk + 1) <= 2112)
       s = t;
   }
   return s;
+}
+
+// q4 GEMV, subgroup route (gemv_q4_sg.wgsl): RPT rows per block, BW blocks per workgroup, KS K-slices per
+// block. Chosen from the shape (N rows, K): enough subgroup tasks in flight for small N (split K), more rows
+// per subgroup (more independent loads, x reused) for large N. WGRT_GEMV_Q4_SG="RPT,BW,KS" overrides it
+// (RPT 1..8, BW * KS 1..64, BW * RPT * KS <= 1024).
+struct GemvQ4SgShape {
+  uint32_t rpt = 4, bw = 8, ks = 1;
+};
+GemvQ4SgShape gemv_q4_sg_shape(int64_t N, int64_t K) {
+  GemvQ4SgShape s;
+  const int64_t nv = K / 32;  // vec4<u32> per row
+  if (N >= 32768) {
+    s = {4, 8, 1};
+  } else if (N >= 4096) {
+    s = {2, 8, 1};
+  } else {
+    s = {1, 8, 1};
+  }
+  // Split K when a row is long (more than 2 steps per lane of a 32-wide subgroup).
+  if (N < 32768 && nv >= 128) s.ks = 2, s.bw = 4;
+  if (const char* e = std::getenv("WGRT_GEMV_Q4_SG")) {
+    GemvQ4SgShape t;
+    if (std::sscanf(e, "%u,%u,%u", &t.rpt, &t.bw, &t.ks) == 3 && t.rpt >= 1 && t.rpt <= 8 && t.bw >= 1 && t.ks >= 1 &&
+        t.bw * t.ks <= 64 && t.bw * t.rpt * t.ks <= 1024)
+      s = t;
+  }
+  return s;
+}
+
+// Which q4 GEMV kernel: the workgroup-memory one by default (it measured faster than the subgroup one on an
+// H200, bench/README.md); WGRT_GEMV_Q4_ROUTE=sg selects the subgroup kernel on devices with subgroups (tests,
+// experiments; ignored elsewhere).
+bool use_q4_subgroup_gemv(const OpBuilder& b) {
+  if (!b.device().has_subgroups()) return false;
+  const char* e = std::getenv("WGRT_GEMV_Q4_ROUTE");
+  return e && std::string_view(e) == "sg";
 }
 
 struct Chunk {
@@ -119,19 +162,29 @@ void build_linear(OpBuilder& b, bool q4) {
   const bool split = chunks.size() > 1;
 
   using webgpu::BindingType;
-  const GemvQ4Shape q4s = gemv_q4_shape();
   webgpu::KernelSpec gemv_spec;
-  if (q4)
-    gemv_spec = {"ops/linear/gemv_q4.wgsl", "main",
-                 {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
-                  BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform},
-                 {{"RPT", double(q4s.rpt)}, {"TK", double(q4s.tk)}, {"TR", double(q4s.tr)}}, {}};
-  else
+  uint32_t gemv_rows = 8 * kRptF32;  // rows per GEMV workgroup
+  if (q4) {
+    const std::vector<BindingType> bt = {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
+                                         BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
+                                         BindingType::Storage,         BindingType::Uniform};
+    if (use_q4_subgroup_gemv(b)) {
+      const GemvQ4SgShape sg = gemv_q4_sg_shape(N, K);
+      gemv_spec = {"ops/linear/gemv_q4_sg.wgsl", "main", bt,
+                   {{"RPT", double(sg.rpt)}, {"BW", double(sg.bw)}, {"KS", double(sg.ks)}}, {}};
+      gemv_rows = sg.rpt * sg.bw;
+    } else {
+      const GemvQ4Shape q4s = gemv_q4_shape(N);
+      gemv_spec = {"ops/linear/gemv_q4.wgsl", "main", bt,
+                   {{"RPT", double(q4s.rpt)}, {"TK", double(q4s.tk)}, {"TR", double(q4s.tr)}}, {}};
+      gemv_rows = q4s.tr * q4s.rpt;
+    }
+  } else {
     gemv_spec = {"ops/linear/gemv_f32.wgsl", "main",
                  {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
                   BindingType::Storage, BindingType::Uniform},
                  {{"RPT", double(kRptF32)}}, {}};
-  const uint32_t gemv_rows = q4 ? q4s.tr * q4s.rpt : 8 * kRptF32;
+  }
 
   struct ChunkRefs {
     Chunk c;
@@ -204,7 +257,7 @@ void register_linear_ops(OpRegistry& r) {
   r.add({"aten.linear.default", [](OpBuilder& b) { build_linear(b, false); },
          {"ops/linear/gemv_f32.wgsl:main", "ops/linear/gemm.wgsl:main"}, true});
   r.add({"et_vk.linear_q4gsw.default", [](OpBuilder& b) { build_linear(b, true); },
-         {"ops/linear/gemv_q4.wgsl:main", "ops/linear/gemm.wgsl:main"}, true});
+         {"ops/linear/gemv_q4.wgsl:main", "ops/linear/gemv_q4_sg.wgsl:main", "ops/linear/gemm.wgsl:main"}, true});
 }
 
 }  // namespace wgrt::ops

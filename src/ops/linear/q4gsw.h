@@ -9,7 +9,8 @@
 //   value:   W[n][k] = (code(n, k) - 8) * scales[n][k / G], code in 0..15 (so values -8..7 times the scale).
 // G is 32, 64 or 128 and K must be a multiple of G (hence of 8 and 32); other values are build errors.
 // This is the layout the GGUF Q4_0 repacker produces (Q4_0: G = 32, code = stored nibble). The kernels use it
-// as is (no prepacking): a GEMV workgroup reads rows as vec4<u32> (32 codes, one scale per vec4 since G >= 32).
+// as is (no prepacking): a GEMV workgroup reads rows as vec4<u32> (32 codes, one scale per vec4 since G >= 32)
+// and decodes nibbles with exponent tricks (ops/linear/q4_decode.wgsl).
 //
 // The host helpers below quantize/dequantize in this layout (tests, benchmarks, model loaders).
 #pragma once
