@@ -211,6 +211,12 @@ void ResizeContext::set_workgroups(DispatchRef d, uint64_t count) const {
   set_grid(d, fold_grid(count, max_workgroups_per_dim()));
 }
 
+void ResizeContext::set_workgroups(DispatchRef d, uint64_t count, uint32_t layers) const {
+  Grid g = fold_grid(count, max_workgroups_per_dim());
+  g.z = layers;
+  set_grid(d, g);
+}
+
 void ResizeContext::set_grid(DispatchRef d, Grid g) const {
   uint32_t lim = max_workgroups_per_dim();
   if (g.x > lim || g.y > lim || g.z > lim)

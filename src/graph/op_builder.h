@@ -123,6 +123,8 @@ class ResizeContext {
   void set_uniform_bytes(UniformRef u, const void* p, size_t n) const;
   // Sets the grid from a 1-D workgroup count (folded to 2-D past the per-dimension limit).
   void set_workgroups(DispatchRef d, uint64_t count) const;
+  // As above, with `layers` grid layers in z (e.g. one per row of a small batch; kernels read workgroup_id.z).
+  void set_workgroups(DispatchRef d, uint64_t count, uint32_t layers) const;
   void set_grid(DispatchRef d, Grid g) const;
   void select_route(int route) const;  // activates dispatches of `route` (and those without a route)
   uint32_t max_workgroups_per_dim() const;

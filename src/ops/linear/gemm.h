@@ -1,18 +1,34 @@
-// The shared tiled GEMM kernel (ops/linear/gemm.wgsl): parameter block and helpers for ops that reuse it
-// (linear, linear_q4gsw; later mm/bmm/addmm).
+// The shared GEMM kernels: parameter block, kernel choice and grid for ops that reuse them (linear,
+// linear_q4gsw prefill, mm/bmm/addmm, encoder SDPA).
 //
 //   C[z, m, n] = alpha * sum_k A(z, m, k) * B(z, k, n) + beta * bias(z, m, n)       (bias only if has_bias)
 // for z < batch, m < M, n < N. Every operand is addressed by an element offset and element strides, so
-// transposed, batched and broadcast (stride 0) operands need no copies. Bindings:
+// transposed, batched and broadcast (stride 0) operands need no copies. Bindings (both kernels):
 //   0 a (f32, read), 1 b (f32 or q4gsw qweight words, read, bound as u32), 2 scales (f32, read; q4 only, any
 //   tensor otherwise), 3 bias (f32, read; any tensor when has_bias = 0), 4 c (f32, read_write), 5 params.
-// Tiles: 64x64 outputs per workgroup; grid (ceil(N/64), ceil(M/64), batch), each dim checked against the
-// device limit (gemm_grid throws InvalidArgument naming the sizes).
+//
+// Two kernels (GemmConfig::kind):
+//   Tiled (ops/linear/gemm.wgsl, for GPUs): 64x64 outputs per workgroup of 256 invocations (4x4 each), K in
+//     slices of 32 staged in workgroup memory. Grid (ceil(N/64), ceil(M/64), batch).
+//   Cpu (ops/linear/gemm_cpu.wgsl, for CPU adapters such as lavapipe): no workgroup memory or barriers; a
+//     workgroup owns 4*rq rows x wg columns, one column and 4*rq accumulators per invocation, A loads uniform.
+//     Grid (ceil(M/(4*rq)), ceil(N/wg), batch).
+// Rule (gemm_config): Cpu on adapters of type CPU, Tiled otherwise. The environment variable WGRT_GEMM
+// overrides it for experiments and tests: "tiled", "cpu" or "cpu,RQ,WG" (RQ in 1..4, WG in {8,16,...,256}
+// a multiple of 8); a malformed value throws InvalidArgument. The value is read on every call, so a caller
+// must pass the same GemmConfig to gemm_kernel and gemm_grid (the device-free overloads below read
+// WGRT_GEMM each time and default to Tiled).
+// Any M, N, K works (out-of-range rows/cols are not written); q4 requires K % group == 0 (q4gsw_shape_ok).
+// Grids are checked against the device limit (gemm_grid throws InvalidArgument naming the sizes).
 #pragma once
 #include <cstdint>
 
 #include "util/dispatch_grid.h"
 #include "webgpu/pipeline_cache.h"
+
+namespace wgrt::webgpu {
+class Device;
+}
 
 namespace wgrt::ops {
 
@@ -28,12 +44,31 @@ struct GemmParams {
 };
 static_assert(sizeof(GemmParams) == 112);
 
-constexpr uint32_t kGemmTile = 64;
+constexpr uint32_t kGemmTile = 64;  // Tiled kernel: outputs per workgroup in m and n
 
-// q4: B is a q4gsw weight (K % 32 == 0). b_k_fast: B's k stride is the small one (weights [N, K]).
+struct GemmConfig {
+  enum class Kind { Tiled, Cpu };
+  Kind kind = Kind::Tiled;
+  uint32_t rq = 4;   // Cpu: row quads per workgroup (rows = 4 * rq), 1..4
+  uint32_t wg = 64;  // Cpu: invocations (= columns) per workgroup
+  uint32_t tile_m() const { return kind == Kind::Tiled ? kGemmTile : 4 * rq; }
+  uint32_t tile_n() const { return kind == Kind::Tiled ? kGemmTile : wg; }
+};
+
+// WGRT_GEMM if set (see above), else the rule for dev's adapter type.
+GemmConfig gemm_config(const webgpu::Device& dev);
+// WGRT_GEMM if set, else Tiled.
+GemmConfig gemm_config_default();
+
+// q4: B is a q4gsw weight (K % group == 0). b_k_fast: B's k stride is the small one (weights [N, K]); the Tiled
+// kernel stages B accordingly (the Cpu kernel ignores it).
+webgpu::KernelSpec gemm_kernel(const GemmConfig& cfg, bool q4, bool b_k_fast = true);
+
+// Grid for p under cfg; throws InvalidArgument if a dimension exceeds max_per_dim.
+Grid gemm_grid(const GemmConfig& cfg, const GemmParams& p, uint32_t max_per_dim);
+
+// Device-free forms: gemm_config_default().
 webgpu::KernelSpec gemm_kernel(bool q4, bool b_k_fast = true);
-
-// Grid for p; throws InvalidArgument if a dimension exceeds max_per_dim.
 Grid gemm_grid(const GemmParams& p, uint32_t max_per_dim);
 
 }  // namespace wgrt::ops

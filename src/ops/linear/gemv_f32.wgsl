@@ -17,9 +17,11 @@ struct Params {
   has_bias : u32,
   n_base : u32,
   nwg : u32,
-  _pad0 : u32,
+  out_stride : u32,  // elements between output rows (the full N); row m of x and out = workgroup_id.z
   _pad1 : u32,
 }
+
+var<private> m_row : u32;  // row of x / out (M > 1 runs one grid layer per row)
 
 @group(0) @binding(0) var<storage, read> x : array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> w : array<vec4<f32>>;
@@ -32,6 +34,7 @@ var<workgroup> part : array<f32, 1056>;  // [8 * 4 rows][33]
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {
+  m_row = wid.z;
   let wg = linear_workgroup(wid, nwg);
   if (wg >= p.nwg) {
     return;
@@ -46,7 +49,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   }
   var acc = vec4<f32>(0.0);
   for (var v = t; v < nv; v += 32u) {
-    let xv = x[v];
+    let xv = x[m_row * (p.K / 4u) + v];
     for (var i = 0u; i < RPT; i++) {
       acc[i] += dot(w[row_off[i] + v], xv);
     }
@@ -65,7 +68,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
       if (p.has_bias != 0u) {
         s += bias[p.n_base + n];
       }
-      out[p.n_base + n] = s;
+      out[m_row * p.out_stride + p.n_base + n] = s;
     }
   }
 }

@@ -22,9 +22,11 @@ struct Params {
   has_bias : u32,
   n_base : u32,  // first output column of this dispatch
   nwg : u32,     // workgroups (the grid may be folded and larger)
-  _pad0 : u32,
+  out_stride : u32,  // elements between output rows (the full N); row m of x and out = workgroup_id.z
   _pad1 : u32,
 }
+
+var<private> m_row : u32;  // row of x / out (M > 1 runs one grid layer per row)
 
 @group(0) @binding(0) var<storage, read> x : array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> qw : array<vec4<u32>>;
@@ -38,6 +40,7 @@ var<workgroup> part : array<f32, 2112>;  // [TR * RPT rows][TK + 1] (padded agai
 @compute @workgroup_size(TK * TR)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {
+  m_row = wid.z;
   let wg = linear_workgroup(wid, nwg);
   if (wg >= p.nwg) {
     return;
@@ -55,7 +58,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   for (var v = t; v < nv; v += TK) {
     var xv : array<vec4<f32>, 8>;
     for (var w = 0u; w < 8u; w++) {
-      xv[w] = x[v * 8u + w];
+      xv[w] = x[m_row * (p.K / 4u) + v * 8u + w];
     }
     let g = (v * 32u) / p.group;
     for (var i = 0u; i < RPT; i++) {
@@ -90,7 +93,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
       if (p.has_bias != 0u) {
         s += bias[p.n_base + n];
       }
-      out[p.n_base + n] = s;
+      out[m_row * p.out_stride + p.n_base + n] = s;
     }
   }
 }

@@ -6,7 +6,7 @@
 //       the same with W[n][k] = (code - 8) * scales[n][k/G] in the q4gsw layout (ops/linear/q4gsw.h);
 //       G in {32, 64, 128}, K a multiple of G (build errors otherwise).
 // Routes, chosen at every execute from the live M = numel(x) / K:
-//   0 (M == 1, decode): cooperative GEMV (gemv_f32.wgsl; q4: gemv_q4.wgsl, or gemv_q4_sg.wgsl with
+//   0 (M <= 8: decode, short prompts): cooperative GEMV, one grid layer per row (gemv_f32.wgsl; q4: gemv_q4.wgsl, or gemv_q4_sg.wgsl with
 //     WGRT_GEMV_Q4_ROUTE=sg on devices with subgroups); f32 needs K % 4 == 0, else the GEMM route also
 //     serves M == 1;
 //   1 (M != 1, prefill): the tiled GEMM core (gemm.wgsl), 64x64 output tiles.
@@ -31,10 +31,11 @@ namespace wgrt::ops {
 namespace {
 
 struct GemvParams {
-  uint32_t N, K, group, has_bias, n_base, nwg, pad0, pad1;
+  uint32_t N, K, group, has_bias, n_base, nwg, out_stride, pad1;
 };
 
-constexpr uint32_t kRptF32 = 4;  // f32 GEMV rows per invocation; a workgroup covers 8 * RPT rows
+constexpr uint32_t kRptF32 = 4;
+constexpr int64_t kGemvMaxRows = 8;  // M up to this takes the GEMV route (one grid layer per row)  // f32 GEMV rows per invocation; a workgroup covers 8 * RPT rows
 
 // q4 GEMV, workgroup-memory route (gemv_q4.wgsl): k lanes x row lanes, rows per invocation. Shape rule
 // (H200 sweep, bench/README.md): 16 x 8 x 8 (64 rows per workgroup, 16 loads of 16 B in flight per thread) when
@@ -219,13 +220,16 @@ void build_linear(OpBuilder& b, bool q4) {
     const int64_t M = numel(d) / K;
     d.back() = N;
     r.set_dims(oi, d);
-    const bool gemv = has_gemv && M == 1;
+    // Small batches (decode, short prompts) run the GEMV once per row (grid layers): for M <= kGemvMaxRows
+    // re-reading the weights M times costs less than the GEMM's tile set-up and barriers.
+    const bool gemv = has_gemv && M >= 1 && M <= kGemvMaxRows;
     r.select_route(gemv ? 0 : 1);
     for (const ChunkRefs& c : refs) {
       if (has_gemv) {
         uint32_t nwg = uint32_t(div_up(uint64_t(c.c.rows), gemv_rows));
-        r.set_uniform(c.gemv_u, GemvParams{uint32_t(c.c.rows), uint32_t(K), uint32_t(G), has_bias, uint32_t(c.c.n0), nwg, 0, 0});
-        r.set_workgroups(c.gemv_d, nwg);
+        r.set_uniform(c.gemv_u, GemvParams{uint32_t(c.c.rows), uint32_t(K), uint32_t(G), has_bias, uint32_t(c.c.n0), nwg,
+                                           uint32_t(N), 0});
+        r.set_workgroups(c.gemv_d, nwg, uint32_t(std::max<int64_t>(M, 1)));
       }
       GemmParams p;
       p.M = uint32_t(M);
