@@ -2,12 +2,18 @@
 //   BM_VitB16/B     ViT-B/16 at 224x224 (random weights, vit_graph.h), batch B in {1, 8}: GPU ms per forward,
 //                   GFLOP/s (matmul + conv FLOPs: 2 * MACs), and the per-kernel GPU-time table of the profiler
 //                   printed after the run.
+//   BM_VitWall/D/B  ViT-B/16 widths with depth D (D = 12 is ViT-B/16), batch B, profiling off: wall time per
+//                   forward = set_input + execute + read_f32 of the features (as onnxruntime-node's session.run
+//                   with CPU tensors; bench/ort/). Counters: median_ms, min_ms over the timed iterations (after
+//                   one warm-up forward).
 //   BM_Conv2d/...   aten.convolution (groups 1: implicit-im2col GEMM) on ViT patch-embedding and ResNet-style
 //                   shapes: GFLOP/s = 2 N O OH OW C kh kw / time.
 // Run: build-*/bench/wgrt_bench_vit [--benchmark_filter=...]. See bench/README.md.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <map>
 #include <random>
@@ -77,6 +83,41 @@ void BM_VitB16(benchmark::State& st) {
   tables()[fmt::format("ViT-B/16 batch {}", B)] = exe->profiler()->table();
 }
 
+void BM_VitWall(benchmark::State& st) {
+  models::VitConfig c = models::VitConfig::vit_b16();
+  c.depth = st.range(0);
+  const int64_t B = st.range(1);
+  auto vg = models::build_vit_graph(c, models::vit_random_weights(c, 1), B);
+  const ValueId px = vg.pixels;
+  auto exe = ExecutableGraph::build(std::move(vg.graph), dev());
+  const ValueId feat = exe->graph().outputs().front();
+  auto pixels = random_vec(size_t(B * 3 * 224 * 224), 2);
+  const Dims pd{B, 3, 224, 224};
+  exe->set_input(px, pd, std::span<const float>(pixels));
+  exe->execute();
+  exe->read_f32(feat);  // warm-up (pipelines, first submit)
+  std::vector<double> ms;
+  for (auto _ : st) {
+    auto t0 = std::chrono::steady_clock::now();
+    exe->set_input(px, pd, std::span<const float>(pixels));
+    exe->execute();
+    auto y = exe->read_f32(feat);
+    auto t1 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(y.data());
+    const double sec = std::chrono::duration<double>(t1 - t0).count();
+    st.SetIterationTime(sec);
+    ms.push_back(sec * 1e3);
+  }
+  std::sort(ms.begin(), ms.end());
+  if (!ms.empty()) {
+    const size_t n = ms.size();
+    st.counters["median_ms"] = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+    st.counters["min_ms"] = ms.front();
+  }
+  st.SetLabel(fmt::format("depth {}, {} dispatches, {:.1f} GFLOP/forward", c.depth, exe->dispatch_count(),
+                          vit_flops(c, B) / 1e9));
+}
+
 void BM_Conv2d(benchmark::State& st) {
   const int64_t N = st.range(0), C = st.range(1), H = st.range(2), O = st.range(3), k = st.range(4), s = st.range(5),
                 p = st.range(6);
@@ -101,6 +142,8 @@ void BM_Conv2d(benchmark::State& st) {
 
 // One timed forward after a warm-up: ViT-B/16 takes tens of seconds per image on lavapipe.
 BENCHMARK(BM_VitB16)->Arg(1)->Arg(8)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1);
+// depth, batch: wall time (depth 2 keeps lavapipe runs short; depth 12 = full ViT-B/16)
+BENCHMARK(BM_VitWall)->Args({2, 1})->Args({12, 1})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
 // N, C, H(=W), O, k, stride, pad
 BENCHMARK(BM_Conv2d)
     ->Args({1, 3, 224, 768, 16, 16, 0})
