@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 
 #include "ops/rope/rope_tables.h"
 #include "wgrt/error.h"
@@ -42,6 +44,35 @@ class Builder {
     return m;
   }
 
+  // [a; b] stacked along the output dim as one weight (one GEMV instead of two), when both are stored the same
+  // way on the GPU; nullopt otherwise (the caller keeps two linears).
+  std::optional<Matrix> stacked(const std::string& a, const std::string& b, const std::string& name) {
+    const WeightTensor& ta = w_.get(a);
+    const WeightTensor& tb = w_.get(b);
+    if (ta.cols() != tb.cols()) return std::nullopt;
+    const bool qa = ta.type == GgmlType::Q4_0 && o_.weights == WeightPolicy::Auto;
+    const bool qb = tb.type == GgmlType::Q4_0 && o_.weights == WeightPolicy::Auto;
+    if (qa != qb) return std::nullopt;
+    Matrix m;
+    m.n = ta.rows() + tb.rows();
+    m.k = ta.cols();
+    if (qa) {
+      Q4gsw x = ta.q4gsw(), y = tb.q4gsw();
+      x.qweight.insert(x.qweight.end(), y.qweight.begin(), y.qweight.end());
+      x.scales.insert(x.scales.end(), y.scales.begin(), y.scales.end());
+      m.q4 = true;
+      out_.weight_bytes += x.qweight.size() * 4 + x.scales.size() * 4;
+      m.weight = g().constant(name + ".qweight", DType::U32, {m.n, m.k / 8}, ConstantData::from_vector(std::move(x.qweight)));
+      m.scales = g().constant(name + ".scales", DType::F32, {m.n, m.k / 32}, ConstantData::from_vector(std::move(x.scales)));
+    } else {
+      std::vector<float> x = ta.to_f32(), y = tb.to_f32();
+      x.insert(x.end(), y.begin(), y.end());
+      out_.weight_bytes += x.size() * 4;
+      m.weight = g().constant(name, DType::F32, {m.n, m.k}, ConstantData::from_vector(std::move(x)));
+    }
+    return m;
+  }
+
   ValueId vector(const std::string& name) {
     const WeightTensor& t = w_.get(name);
     std::vector<float> f = t.to_f32();
@@ -58,7 +89,10 @@ class Builder {
   }
 
   ValueId linear(ValueId x, const std::string& wname, const std::string& bias_name, const std::string& label) {
-    Matrix m = matrix(wname);
+    return linear(x, matrix(wname), bias_name, label);
+  }
+
+  ValueId linear(ValueId x, const Matrix& m, const std::string& bias_name, const std::string& label) {
     ValueId bias = bias_name.empty() || !w_.has(bias_name) ? g().none() : vector(bias_name);
     ValueId y = g().tensor(DType::F32, like(x, m.n), label);
     if (m.q4)
@@ -139,11 +173,19 @@ class Builder {
       ValueId o = linear(view(att, {1, -1, Hq * hd}, p + "attn_flat"), p + "attn_output", "", p + "attn_output");
       ValueId x2 = binary("aten.add.Tensor", x, o, p + "attn_residual", true);
       ValueId h2 = rms_norm(x2, vector(p + "ffn_norm"), p + "ffn_norm");
-      ValueId gate = linear(h2, p + "ffn_gate", "", p + "ffn_gate");
-      ValueId up = linear(h2, p + "ffn_up", "", p + "ffn_up");
-      ValueId act = g().tensor(DType::F32, g().tensor_at(gate).max_dims, p + "ffn_silu");
-      g().op("aten.silu.default", {gate, act}, p + "ffn_silu");
-      ValueId prod = binary("aten.mul.Tensor", act, up, p + "ffn_mul", false);
+      ValueId prod;
+      if (auto gu = stacked(p + "ffn_gate", p + "ffn_up", p + "ffn_gate_up")) {
+        // One GEMV over [gate; up], then silu(gate) * up in one dispatch.
+        ValueId both = linear(h2, *gu, "", p + "ffn_gate_up");
+        prod = g().tensor(DType::F32, like(both, gu->n / 2), p + "ffn_swiglu");
+        g().op("wgrt.swiglu.default", {both, prod}, p + "ffn_swiglu");
+      } else {
+        ValueId gate = linear(h2, p + "ffn_gate", "", p + "ffn_gate");
+        ValueId up = linear(h2, p + "ffn_up", "", p + "ffn_up");
+        ValueId act = g().tensor(DType::F32, g().tensor_at(gate).max_dims, p + "ffn_silu");
+        g().op("aten.silu.default", {gate, act}, p + "ffn_silu");
+        prod = binary("aten.mul.Tensor", act, up, p + "ffn_mul", false);
+      }
       ValueId down = linear(prod, p + "ffn_down", "", p + "ffn_down");
       x = binary("aten.add.Tensor", x2, down, p + "ffn_residual", true);
     }

@@ -8,6 +8,7 @@ void register_builtin_ops(OpRegistry& r) {
   ops::register_symint_ops(r);
   ops::register_binary_ops(r);
   ops::register_unary_ops(r);
+  ops::register_swiglu_ops(r);
   ops::register_linear_ops(r);
   ops::register_norm_ops(r);
   ops::register_embedding_ops(r);

@@ -7,6 +7,7 @@ namespace ops {
 void register_symint_ops(OpRegistry& r);       // symint/symint_ops.cpp
 void register_binary_ops(OpRegistry& r);       // elementwise/binary.cpp
 void register_unary_ops(OpRegistry& r);        // elementwise/unary.cpp
+void register_swiglu_ops(OpRegistry& r);       // elementwise/swiglu.cpp
 void register_linear_ops(OpRegistry& r);       // linear/linear.cpp
 void register_norm_ops(OpRegistry& r);         // norm/rms_norm.cpp
 void register_embedding_ops(OpRegistry& r);    // embedding/embedding.cpp
