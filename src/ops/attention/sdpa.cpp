@@ -73,8 +73,7 @@ void build_sdpa(OpBuilder& b) {
   ScratchRef scores = b.scratch(score_bytes, "attention scores");
   ScratchRef partials = b.scratch(part_bytes, "split-KV partials");
 
-  CacheWrite wk = declare_cache_write(b, K, KC);
-  CacheWrite wv = declare_cache_write(b, V, VC);
+  CacheWrite wkv = declare_kv_cache_write(b, K, V, KC, VC);
   UniformRef params = b.uniform(sizeof(SdpaParams));
   using webgpu::BindingType;
   auto ro = BindingType::ReadOnlyStorage, rw = BindingType::Storage;
@@ -92,8 +91,7 @@ void build_sdpa(OpBuilder& b) {
     if (seq_len_given && r.int_arg(SEQ_LEN) != q[1]) r.fail("seq_len {} differs from the query length {}", r.int_arg(SEQ_LEN), q[1]);
     const int64_t pos = r.int_arg(POS);
     // Checks 0 <= pos and pos + S <= C_max (LimitError) before anything else is set.
-    resize_cache_write(r, wk, K, KC, pos);
-    resize_cache_write(r, wv, V, VC, pos);
+    resize_kv_cache_write(r, wkv, K, V, KC, VC, pos);
     r.set_dims(OUT, q);
     SdpaParams p{};
     p.rows = uint32_t(q[0] * q[1] * q[2]);
@@ -124,7 +122,7 @@ int64_t sdpa_split_min_context() { return g_split_min_context.load(); }
 
 void register_attention_ops(OpRegistry& r) {
   r.add({"llama.sdpa_with_kv_cache.default", build_sdpa,
-         {"ops/kv_cache/update_cache.wgsl:main", "ops/attention/sdpa.wgsl:main", "ops/attention/sdpa_split.wgsl:partial",
+         {"ops/kv_cache/update_kv_cache.wgsl:main", "ops/attention/sdpa.wgsl:main", "ops/attention/sdpa_split.wgsl:partial",
           "ops/attention/sdpa_split.wgsl:combine"},
          true});
 }

@@ -17,4 +17,9 @@ CacheWrite declare_cache_write(OpBuilder& b, size_t value, size_t cache);
 // the params and grid.
 void resize_cache_write(ResizeContext& r, const CacheWrite& w, size_t value, size_t cache, int64_t pos);
 
+// K and V written by one dispatch (update_kv_cache.wgsl; two grid layers). Same checks as above for both pairs.
+CacheWrite declare_kv_cache_write(OpBuilder& b, size_t k, size_t v, size_t k_cache, size_t v_cache);
+void resize_kv_cache_write(ResizeContext& r, const CacheWrite& w, size_t k, size_t v, size_t k_cache, size_t v_cache,
+                           int64_t pos);
+
 }  // namespace wgrt::ops

@@ -10,7 +10,9 @@
 
 namespace wgrt::ops {
 
-CacheWrite declare_cache_write(OpBuilder& b, size_t value, size_t cache) {
+namespace {
+
+void check_pair(OpBuilder& b, size_t value, size_t cache) {
   b.check_dtype(value, DType::F32);
   b.check_dtype(cache, DType::F32);
   b.check_rank(value, 4, 4);
@@ -18,6 +20,30 @@ CacheWrite declare_cache_write(OpBuilder& b, size_t value, size_t cache) {
   const Dims& v = b.tensor(value).dims;
   const Dims& c = b.tensor(cache).dims;
   b.check(v[0] == c[0] && v[2] == c[2] && v[3] == c[3], "value {} and cache {} must agree in B, H and D", dims_str(v), dims_str(c));
+}
+
+void check_live(ResizeContext& r, size_t value, size_t cache, int64_t pos) {
+  const TensorValue& vt = r.tensor(value);
+  const TensorValue& ct = r.tensor(cache);
+  const Dims& v = vt.dims;
+  const Dims& c = ct.dims;
+  if (v[0] != c[0] || v[2] != c[2] || v[3] != c[3])
+    r.fail("value '{}' {} and cache '{}' {} must agree in B, H and D", vt.name, dims_str(v), ct.name, dims_str(c));
+  if (pos < 0 || pos + v[1] > c[1])
+    throw LimitError(r.where() + fmt::format("input_pos {} + {} tokens exceeds the cache '{}' context {}", pos, v[1], ct.name, c[1]));
+}
+
+void set_write(ResizeContext& r, const CacheWrite& w, const Dims& v, const Dims& c, int64_t pos, uint32_t layers) {
+  uint32_t p[8] = {uint32_t(numel(v)), uint32_t(v[2] * v[3]), uint32_t(std::max<int64_t>(v[1], 1)), uint32_t(c[1]),
+                   uint32_t(pos), 0, 0, 0};
+  r.set_uniform(w.params, p);
+  r.set_workgroups(w.dispatch, div_up(uint64_t(p[0]), 256), layers);
+}
+
+}  // namespace
+
+CacheWrite declare_cache_write(OpBuilder& b, size_t value, size_t cache) {
+  check_pair(b, value, cache);
   CacheWrite w;
   w.params = b.uniform(8 * sizeof(uint32_t));
   using webgpu::BindingType;
@@ -28,18 +54,30 @@ CacheWrite declare_cache_write(OpBuilder& b, size_t value, size_t cache) {
 }
 
 void resize_cache_write(ResizeContext& r, const CacheWrite& w, size_t value, size_t cache, int64_t pos) {
-  const TensorValue& vt = r.tensor(value);
-  const TensorValue& ct = r.tensor(cache);
-  const Dims& v = vt.dims;
-  const Dims& c = ct.dims;
-  if (v[0] != c[0] || v[2] != c[2] || v[3] != c[3])
-    r.fail("value '{}' {} and cache '{}' {} must agree in B, H and D", vt.name, dims_str(v), ct.name, dims_str(c));
-  if (pos < 0 || pos + v[1] > c[1])
-    throw LimitError(r.where() + fmt::format("input_pos {} + {} tokens exceeds the cache '{}' context {}", pos, v[1], ct.name, c[1]));
-  uint32_t p[8] = {uint32_t(numel(v)), uint32_t(v[2] * v[3]), uint32_t(std::max<int64_t>(v[1], 1)), uint32_t(c[1]),
-                   uint32_t(pos), 0, 0, 0};
-  r.set_uniform(w.params, p);
-  r.set_workgroups(w.dispatch, div_up(uint64_t(p[0]), 256));
+  check_live(r, value, cache, pos);
+  set_write(r, w, r.tensor(value).dims, r.tensor(cache).dims, pos, 1);
+}
+
+CacheWrite declare_kv_cache_write(OpBuilder& b, size_t k, size_t v, size_t kc, size_t vc) {
+  check_pair(b, k, kc);
+  check_pair(b, v, vc);
+  b.check(b.tensor(k).dims == b.tensor(v).dims && b.tensor(kc).dims == b.tensor(vc).dims,
+          "k {} / v {} and their caches must have the same shapes", dims_str(b.tensor(k).dims), dims_str(b.tensor(v).dims));
+  CacheWrite w;
+  w.params = b.uniform(8 * sizeof(uint32_t));
+  using webgpu::BindingType;
+  auto ro = BindingType::ReadOnlyStorage, rw = BindingType::Storage;
+  w.dispatch = b.dispatch({"ops/kv_cache/update_kv_cache.wgsl", "main", {ro, ro, rw, rw, BindingType::Uniform}, {}, {}},
+                          {Binding::tensor(b.arg(k)), Binding::tensor(b.arg(v)), Binding::tensor(b.arg(kc)),
+                           Binding::tensor(b.arg(vc)), w.params});
+  return w;
+}
+
+void resize_kv_cache_write(ResizeContext& r, const CacheWrite& w, size_t k, size_t v, size_t kc, size_t vc, int64_t pos) {
+  check_live(r, k, kc, pos);
+  check_live(r, v, vc, pos);
+  if (r.tensor(k).dims != r.tensor(v).dims) r.fail("live k {} and v {} differ", dims_str(r.tensor(k).dims), dims_str(r.tensor(v).dims));
+  set_write(r, w, r.tensor(k).dims, r.tensor(kc).dims, pos, 2);
 }
 
 namespace {

@@ -1,17 +1,7 @@
 // KV-cache write: cache[b, pos + s, h, d] = value[b, s, h, d]. value [B, S, H, D], cache [B, C_max, H, D].
 // One invocation per value element; the host guarantees pos + S <= C_max.
 #include "ops/common/index.wgsl"
-
-struct Params {
-  n : u32,        // B*S*H*D
-  row : u32,      // H*D (elements per token)
-  seq : u32,      // S
-  c_max : u32,
-  pos : u32,
-  _a : u32,
-  _b : u32,
-  _c : u32,
-}
+#include "ops/kv_cache/cache_common.wgsl"
 
 @group(0) @binding(0) var<storage, read> value : array<f32>;
 @group(0) @binding(1) var<storage, read_write> cache : array<f32>;
@@ -21,12 +11,7 @@ struct Params {
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {
   let i = linear_workgroup(wid, nwg) * 256u + lid;
-  if (i >= p.n) {
-    return;
+  if (i < p.n) {
+    cache[cache_index(i, p)] = value[i];
   }
-  let e = i % p.row;
-  let tok = i / p.row;  // b*S + s
-  let s = tok % p.seq;
-  let b = tok / p.seq;
-  cache[(b * p.c_max + p.pos + s) * p.row + e] = value[i];
 }
