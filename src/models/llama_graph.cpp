@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <optional>
+#include <tuple>
 
 
 #include "ops/rope/rope_tables.h"
@@ -108,6 +109,14 @@ class Builder {
     return y;
   }
 
+  // (x + residual, rms_norm(x + residual)) in one dispatch.
+  std::pair<ValueId, ValueId> add_rms_norm(ValueId x, ValueId residual, ValueId weight, const std::string& label) {
+    const Dims& d = g().tensor_at(x).max_dims;
+    ValueId sum = g().tensor(DType::F32, d, label + ".residual"), y = g().tensor(DType::F32, d, label);
+    g().op("wgrt.add_rms_norm.default", {x, residual, weight, g().real(cfg_.rms_eps), sum, y}, label);
+    return {sum, y};
+  }
+
   ValueId view(ValueId x, IntList sizes, const std::string& label) {
     Dims d(sizes.begin(), sizes.end());
     d[1] = g().tensor_at(x).max_dims[1];  // the -1 (sequence) dim
@@ -152,10 +161,11 @@ class Builder {
     else
       g().op("aten.embedding.default", {emb.weight, out_.tokens, x}, "tok_embd");
 
+    // Each residual add is fused with the norm that follows it (wgrt.add_rms_norm); h is the current block input.
+    ValueId h = rms_norm(x, vector("blk.0.attn_norm"), "blk.0.attn_norm");
     for (int l = 0; l < cfg_.n_layers; ++l) {
       g().set_layer(l);
       std::string p = fmt::format("blk.{}.", l);
-      ValueId h = rms_norm(x, vector(p + "attn_norm"), p + "attn_norm");
       ValueId q = view(linear(h, p + "attn_q", p + "attn_q.bias", p + "attn_q"), {1, -1, Hq, hd}, p + "q_heads");
       ValueId k = view(linear(h, p + "attn_k", p + "attn_k.bias", p + "attn_k"), {1, -1, Hkv, hd}, p + "k_heads");
       ValueId v = view(linear(h, p + "attn_v", p + "attn_v.bias", p + "attn_v"), {1, -1, Hkv, hd}, p + "v_heads");
@@ -171,8 +181,7 @@ class Builder {
       g().op("llama.sdpa_with_kv_cache.default",
              {qr, kr, v, kc, vc, pos, g().none(), g().none(), g().real(0.0), g().boolean(true), g().none(), att}, p + "sdpa");
       ValueId o = linear(view(att, {1, -1, Hq * hd}, p + "attn_flat"), p + "attn_output", "", p + "attn_output");
-      ValueId x2 = binary("aten.add.Tensor", x, o, p + "attn_residual", true);
-      ValueId h2 = rms_norm(x2, vector(p + "ffn_norm"), p + "ffn_norm");
+      auto [x2, h2] = add_rms_norm(x, o, vector(p + "ffn_norm"), p + "ffn_norm");
       ValueId prod;
       if (auto gu = stacked(p + "ffn_gate", p + "ffn_up", p + "ffn_gate_up")) {
         // One GEMV over [gate; up], then silu(gate) * up in one dispatch.
@@ -187,7 +196,12 @@ class Builder {
         prod = binary("aten.mul.Tensor", act, up, p + "ffn_mul", false);
       }
       ValueId down = linear(prod, p + "ffn_down", "", p + "ffn_down");
-      x = binary("aten.add.Tensor", x2, down, p + "ffn_residual", true);
+      if (l + 1 < cfg_.n_layers) {
+        std::string next = fmt::format("blk.{}.attn_norm", l + 1);
+        std::tie(x, h) = add_rms_norm(x2, down, vector(next), next);
+      } else {
+        x = binary("aten.add.Tensor", x2, down, p + "ffn_residual", true);
+      }
     }
     g().set_layer(-1);
     // Only the last position feeds the classifier.

@@ -3,6 +3,7 @@
 // Sum of squares: strided per-invocation partial sums, then a tree reduction in workgroup memory.
 // Grid: 1-D over rows, folded (linear_workgroup).
 #include "ops/common/index.wgsl"
+#include "ops/norm/rms_common.wgsl"
 
 struct Params {
   rows : u32,
@@ -15,8 +16,6 @@ struct Params {
 @group(0) @binding(1) var<storage, read> weight : array<f32>;
 @group(0) @binding(2) var<storage, read_write> out : array<f32>;
 @group(0) @binding(3) var<uniform> p : Params;
-
-var<workgroup> red : array<f32, 256>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
@@ -31,15 +30,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     let v = x[base + i];
     s += v * v;
   }
-  red[lid] = s;
-  workgroupBarrier();
-  for (var stride = 128u; stride > 0u; stride >>= 1u) {
-    if (lid < stride) {
-      red[lid] += red[lid + stride];
-    }
-    workgroupBarrier();
-  }
-  let inv = 1.0 / sqrt(red[0] / f32(p.D) + p.eps);
+  let inv = 1.0 / sqrt(block_sum(s, lid) / f32(p.D) + p.eps);
   for (var i = lid; i < p.D; i += 256u) {
     out[base + i] = x[base + i] * inv * weight[i];
   }

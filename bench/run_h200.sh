@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Every H200 benchmark in one command (run through the device tool, see bench/README.md): adapter info,
+# end-to-end prefill/decode of random-weight Q4_0 models of real shapes (wgrt synth + wgrt bench), a decode
+# kernel breakdown, op benchmarks (q4 GEMV vs vec4 copy, GEMM), attention decode, ViT-B/16.
+# Expects stripped binaries in $BIN (wgrt, wgrt_bench_ops, wgrt_bench_attention, wgrt_bench_vit).
+set -u
+BIN=${BIN:-.devlibs}
+M=${MODELS:-/tmp/wgrt-models}
+mkdir -p "$M"
+echo "== info"; "$BIN/wgrt" info | sed -n '1,25p'
+for p in smollm2-135m qwen2.5-0.5b llama-3.2-1b; do
+  "$BIN/wgrt" synth --preset "$p" --type q4_0 -o "$M/$p.gguf"
+done
+for p in smollm2-135m qwen2.5-0.5b llama-3.2-1b; do
+  echo "== bench $p q4_0 pp128/tg128"; "$BIN/wgrt" bench -m "$M/$p.gguf" -p 128 -n 128 -r 3
+done
+echo "== bench llama-3.2-1b q4_0 pp512/tg128"; "$BIN/wgrt" bench -m "$M/llama-3.2-1b.gguf" -p 512 -n 128 -r 3
+echo "== decode profile llama-3.2-1b"
+"$BIN/wgrt" generate -m "$M/llama-3.2-1b.gguf" -p "hello world" -n 64 --ctx 512 --profile 2>&1 >/dev/null | tail -25
+echo "== ops"; "$BIN/wgrt_bench_ops" 2>&1 | grep -v '^\*\*\*'
+echo "== attention"; "$BIN/wgrt_bench_attention" 2>&1 | grep -v '^\*\*\*'
+echo "== vit"; "$BIN/wgrt_bench_vit" --benchmark_filter='VitB16|Conv2d' 2>&1 | grep -v '^\*\*\*'
