@@ -108,6 +108,7 @@ void build_sdpa(OpBuilder& b) {
   const uint64_t row_bytes = uint64_t(BH) * uint64_t(Skv) * 4;
   std::vector<Chunk> chunks;
   int64_t crow = 0;
+  const GemmConfig gemm_cfg = gemm_config(b.device());
   if (forced != SdpaEncoderRoute::Split) {
     if (row_bytes > bound)
       throw LimitError(b.where() + fmt::format("one query row of scores for B*H = {} and Skv = {} takes {} bytes, beyond the "
@@ -120,11 +121,11 @@ void build_sdpa(OpBuilder& b) {
       ch.qk_u = b.uniform(sizeof(GemmParams));
       ch.sm_u = b.uniform(sizeof(SoftmaxParams));
       ch.av_u = b.uniform(sizeof(GemmParams));
-      ch.qk = b.dispatch(gemm_kernel(false, true), {qb, kb, qb, qb, scores, ch.qk_u}, 0);
+      ch.qk = b.dispatch(gemm_kernel(gemm_cfg, false, true), {qb, kb, qb, qb, scores, ch.qk_u}, 0);
       ch.sm = b.dispatch({"ops/attention/sdpa_encoder_softmax.wgsl", "main",
                           {BindingType::Storage, BindingType::ReadOnlyStorage, BindingType::Uniform}, {}, {}},
                          {scores, mb, ch.sm_u}, 0);
-      ch.av = b.dispatch(gemm_kernel(false, false), {Binding(scores), vb, qb, qb, ob, ch.av_u}, 0);
+      ch.av = b.dispatch(gemm_kernel(gemm_cfg, false, false), {Binding(scores), vb, qb, qb, ob, ch.av_u}, 0);
       chunks.push_back(ch);
     }
   }
@@ -229,8 +230,8 @@ void build_sdpa(OpBuilder& b) {
         r.set_workgroups(chunks[c].sm, 0);
         continue;
       }
-      r.set_grid(chunks[c].qk, gemm_grid(qk, r.max_workgroups_per_dim()));
-      r.set_grid(chunks[c].av, gemm_grid(av, r.max_workgroups_per_dim()));
+      r.set_grid(chunks[c].qk, gemm_grid(gemm_cfg, qk, r.max_workgroups_per_dim()));
+      r.set_grid(chunks[c].av, gemm_grid(gemm_cfg, av, r.max_workgroups_per_dim()));
       r.set_workgroups(chunks[c].sm, uint64_t(bh * mc));
     }
   });

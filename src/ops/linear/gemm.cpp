@@ -43,11 +43,21 @@ GemmConfig gemm_config_default() {
   return cfg;
 }
 
+bool gemm_cpu_supported(const webgpu::Device& dev) {
+  return dev.has_subgroups() && dev.adapter_info().subgroup_min >= 8;
+}
+
 GemmConfig gemm_config(const webgpu::Device& dev) {
   GemmConfig cfg;
-  if (gemm_config_from_env(cfg)) return cfg;
+  const bool cpu_ok = gemm_cpu_supported(dev);
+  if (gemm_config_from_env(cfg)) {
+    if (cfg.kind == GemmConfig::Kind::Cpu && !cpu_ok)
+      throw InvalidArgument(fmt::format("WGRT_GEMM selects the cpu GEMM kernel, which needs subgroups of at least 8 "
+                                        "invocations; adapter '{}' has none", dev.adapter_info().description));
+    return cfg;
+  }
   // CPU drivers emulate workgroup memory and barriers and gather every lane-varying load (gemm_cpu.wgsl).
-  if (dev.adapter_info().type == WGPUAdapterType_CPU) cfg.kind = GemmConfig::Kind::Cpu;
+  if (dev.adapter_info().type == WGPUAdapterType_CPU && cpu_ok) cfg.kind = GemmConfig::Kind::Cpu;
   return cfg;
 }
 

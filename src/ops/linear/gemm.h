@@ -55,8 +55,11 @@ struct GemmConfig {
   uint32_t tile_n() const { return kind == Kind::Tiled ? kGemmTile : wg; }
 };
 
-// WGRT_GEMM if set (see above), else the rule for dev's adapter type.
+// WGRT_GEMM if set (see above), else the rule for dev's adapter type. Throws InvalidArgument if WGRT_GEMM
+// selects Cpu on a device where gemm_cpu_supported is false.
 GemmConfig gemm_config(const webgpu::Device& dev);
+// The Cpu kernel needs the subgroups feature with subgroups of at least 8 invocations (it broadcasts lanes 0..7).
+bool gemm_cpu_supported(const webgpu::Device& dev);
 // WGRT_GEMM if set, else Tiled.
 GemmConfig gemm_config_default();
 

@@ -1,6 +1,7 @@
 // Tiled GEMM core: C[z, m, n] = alpha * sum_k A(z, m, k) * B(z, k, n) + beta * bias(z, m, n), f32 accumulation.
-// Shared by aten.linear (prefill route), et_vk.linear_q4gsw (prefill route) and, later, mm/bmm/addmm: every
-// operand is addressed through offsets and element strides in the uniform (see GemmParams in gemm.h).
+// Shared by aten.linear (prefill route), et_vk.linear_q4gsw (prefill route), mm/bmm/addmm and the encoder SDPA:
+// every operand is addressed through offsets and element strides in the uniform (see GemmParams in gemm.h).
+// This is the GPU kernel (GemmConfig::Kind::Tiled); CPU adapters get gemm_cpu.wgsl (gemm.h has the rule).
 //
 // Tiles: 64 (m) x 64 (n) outputs per workgroup of 256 invocations, each a 4x4 block; K is walked in slices
 // of 32 staged in workgroup memory (16 KiB). Grid: x = ceil(N/64), y = ceil(M/64), z = batch.

@@ -195,6 +195,7 @@ void build_linear(OpBuilder& b, bool q4) {
   std::vector<ChunkRefs> refs;
   const Binding x = Binding::tensor(b.arg(0)), out = Binding::tensor(b.arg(oi));
   const Binding bias = has_bias ? Binding::tensor(b.arg(bi)) : x;  // unused binding when there is no bias
+  const GemmConfig gemm_cfg = gemm_config(b.device());
   for (const Chunk& c : chunks) {
     ChunkRefs r{c, {}, {}, {}, {}};
     Binding wb = split ? Binding::tensor_range(b.arg(wi), uint64_t(c.n0) * row_bytes, uint64_t(c.rows) * row_bytes)
@@ -209,7 +210,7 @@ void build_linear(OpBuilder& b, bool q4) {
       else r.gemv_d = b.dispatch(gemv_spec, {x, wb, bias, out, r.gemv_u}, 0);
     }
     r.gemm_u = b.uniform(sizeof(GemmParams));
-    r.gemm_d = b.dispatch(gemm_kernel(q4), {x, wb, sb, bias, out, r.gemm_u}, 1);
+    r.gemm_d = b.dispatch(gemm_kernel(gemm_cfg, q4), {x, wb, sb, bias, out, r.gemm_u}, 1);
     refs.push_back(r);
   }
 
@@ -246,7 +247,7 @@ void build_linear(OpBuilder& b, bool q4) {
       r.set_uniform(c.gemm_u, p);
       Grid g;
       try {
-        g = gemm_grid(p, r.max_workgroups_per_dim());
+        g = gemm_grid(gemm_cfg, p, r.max_workgroups_per_dim());
       } catch (const InvalidArgument& e) {
         r.fail("{}", e.what());
       }

@@ -36,7 +36,8 @@ void build_matmul(OpBuilder& b, Kind kind) {
   UniformRef u = b.uniform(sizeof(GemmParams));
   const Binding A = Binding::tensor(b.arg(ai)), B = Binding::tensor(b.arg(bi)), C = Binding::tensor(b.arg(oi));
   const Binding bias = has_bias ? Binding::tensor(b.arg(0)) : A;
-  DispatchRef d = b.dispatch(gemm_kernel(false, false), {A, B, A, bias, C, u});
+  const GemmConfig cfg = gemm_config(b.device());
+  DispatchRef d = b.dispatch(gemm_kernel(cfg, false, false), {A, B, A, bias, C, u});
   b.on_resize([=](ResizeContext& r) {
     const Dims& da = r.tensor(ai).dims;
     const Dims& db = r.tensor(bi).dims;
@@ -75,7 +76,7 @@ void build_matmul(OpBuilder& b, Kind kind) {
     }
     r.set_uniform(u, p);
     try {
-      r.set_grid(d, gemm_grid(p, r.max_workgroups_per_dim()));
+      r.set_grid(d, gemm_grid(cfg, p, r.max_workgroups_per_dim()));
     } catch (const InvalidArgument& e) {
       r.fail("{}", e.what());
     }
