@@ -94,7 +94,9 @@ TEST(Softmax, RejectsOtherDimsAndHalfToFloat) {
 
 TEST(Argmax, LastDimTiesNaNAndOddSizes) {
   auto last = [](Graph& g) { return g.int_value(-1); };
-  for (auto [rows, D] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {5, 3}, {3, 300}, {2, 32000}}) {
+  // Rows longer than 4096 take the two-pass route (chunk partials, then a merge): ties across chunks must
+  // still give the lowest index.
+  for (auto [rows, D] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {5, 3}, {3, 300}, {2, 32000}, {1, 128256}, {3, 4097}}) {
     auto x = ref::random_floats(size_t(rows * D), uint32_t(D + 1));
     for (auto& v : x) v = std::round(v * 4.0f);  // few distinct values: many ties
     auto [got, dims] = run_argmax({rows, D}, x, last, false);
@@ -106,6 +108,12 @@ TEST(Argmax, LastDimTiesNaNAndOddSizes) {
   auto [got, dims] = run_argmax({4, 4}, x, last, true);
   EXPECT_EQ(dims, (Dims{4, 1}));
   EXPECT_EQ(got, (std::vector<int32_t>{1, 1, 0, 0}));
+  // Two-pass route: an all-NaN long row gives 0; a maximum only in the last chunk is found.
+  std::vector<float> longrows(2 * 9000, std::nanf(""));
+  for (int i = 0; i < 9000; ++i) longrows[size_t(9000 + i)] = float(i % 100);
+  longrows[9000 + 8999] = 1000.0f;
+  auto [got2, dims2] = run_argmax({2, 9000}, longrows, last, false);
+  EXPECT_EQ(got2, (std::vector<int32_t>{0, 8999}));
 }
 
 TEST(Argmax, DimNoneOverAllElements) {

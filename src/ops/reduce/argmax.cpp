@@ -11,6 +11,8 @@ namespace wgrt::ops {
 
 namespace {
 
+constexpr uint64_t kChunk = 4096;  // elements per workgroup in the two-pass route (CHUNK in argmax.wgsl)
+
 struct RowParams {
   uint32_t rows, D, pad0, pad1;
 };
@@ -32,10 +34,17 @@ void build_argmax(OpBuilder& b) {
   const int64_t D = flat ? numel(b.tensor(0).dims) : b.tensor(0).dims.back();
   b.check(D > 0, "x '{}' {} is empty along the reduced dims", b.tensor(0).name, dims_str(b.tensor(0).dims));
   UniformRef u = b.uniform(sizeof(RowParams));
+  // Route 0: one workgroup per row; route 1 (rows longer than kChunk, e.g. a vocabulary): two passes, chunks
+  // of kChunk elements in parallel, then one merge per row.
+  const int64_t max_rows = numel(b.tensor(0).dims) / D;
+  ScratchRef part = b.scratch(uint64_t(max_rows) * div_up(uint64_t(D), kChunk) * 8, "argmax partials");
   using webgpu::BindingType;
-  DispatchRef d = b.dispatch({"ops/reduce/argmax.wgsl", "main",
-                              {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform}, {}, {}},
-                             {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(3)), u});
+  const std::vector<BindingType> layout = {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform,
+                                           BindingType::Storage};
+  const std::vector<Binding> binds = {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(3)), u, part};
+  DispatchRef d = b.dispatch({"ops/reduce/argmax.wgsl", "main", layout, {}, {}}, binds, 0);
+  DispatchRef dp = b.dispatch({"ops/reduce/argmax.wgsl", "partial", layout, {}, {}}, binds, 1);
+  DispatchRef dc = b.dispatch({"ops/reduce/argmax.wgsl", "combine", layout, {}, {}}, binds, 1);
   b.on_resize([=](ResizeContext& r) {
     const Dims xd = r.tensor(0).dims;
     Dims od;
@@ -52,15 +61,21 @@ void build_argmax(OpBuilder& b) {
     if (rowlen <= 0) r.fail("argmax of x '{}' {} over an empty dim", r.tensor(0).name, dims_str(xd));
     r.set_dims(3, od);
     const uint64_t rows = uint64_t(numel(xd) / rowlen);
-    r.set_uniform(u, RowParams{uint32_t(rows), uint32_t(rowlen), 0, 0});
-    r.set_workgroups(d, rows);
+    const uint64_t chunks = div_up(uint64_t(rowlen), kChunk);
+    r.set_uniform(u, RowParams{uint32_t(rows), uint32_t(rowlen), uint32_t(chunks), 0});
+    const bool two_pass = chunks > 1;
+    r.select_route(two_pass ? 1 : 0);
+    r.set_workgroups(d, two_pass ? 0 : rows);
+    r.set_workgroups(dp, two_pass ? rows * chunks : 0);
+    r.set_workgroups(dc, two_pass ? rows : 0);
   });
 }
 
 }  // namespace
 
 void register_argmax_ops(OpRegistry& r) {
-  r.add({"aten.argmax.default", build_argmax, {"ops/reduce/argmax.wgsl:main"}, true});
+  r.add({"aten.argmax.default", build_argmax,
+         {"ops/reduce/argmax.wgsl:main", "ops/reduce/argmax.wgsl:partial", "ops/reduce/argmax.wgsl:combine"}, true});
 }
 
 }  // namespace wgrt::ops
