@@ -111,7 +111,14 @@ void read_buffer(Device& dev, WGPUBuffer src, uint64_t src_offset, void* dst, ui
   };
   cb.userdata1 = &res;
   uint64_t map_size = (span + 3) / 4 * 4;
-  dev.wait(wgpuBufferMapAsync(staging.get(), WGPUMapMode_Read, 0, map_size, cb), "reading a buffer back");
+  try {
+    dev.wait(wgpuBufferMapAsync(staging.get(), WGPUMapMode_Read, 0, map_size, cb), "reading a buffer back");
+  } catch (const GpuError&) {
+    // A timed-out map stays pending: cancel it and retire the staging buffer so later reads still work.
+    wgpuBufferUnmap(staging.get());
+    dev.retire_readback_staging();
+    throw;
+  }
   dev.check_errors();
   if (res.status != WGPUMapAsyncStatus_Success) throw GpuError(fmt::format("buffer readback failed: {}", res.message));
   const void* p = wgpuBufferGetConstMappedRange(staging.get(), 0, map_size);

@@ -134,6 +134,8 @@ void Device::wait_idle() {
 
 PipelineCache& Device::pipelines() { return *pipelines_; }
 
+void Device::retire_readback_staging() { staging_.reset(); }
+
 Buffer& Device::readback_staging(uint64_t bytes) {
   if (!staging_ || staging_->size() < bytes) {
     uint64_t size = 256;

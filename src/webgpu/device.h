@@ -56,6 +56,7 @@ class Device {
 
   // A MapRead staging buffer of at least `bytes`, reused across reads (grown to a power of two).
   Buffer& readback_staging(uint64_t bytes);
+  void retire_readback_staging();  // after a failed map: the next read gets a fresh staging buffer
 
   // Bytes of GPU buffers currently allocated through wgrt (Buffer tracks this).
   uint64_t allocated_bytes() const { return allocated_; }

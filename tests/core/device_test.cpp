@@ -181,3 +181,44 @@ TEST(Device, AdapterMatchByTypeAndBackend) {
   auto d = Device::create(opts);
   EXPECT_EQ(d->adapter_info().backend, info.backend);
 }
+
+TEST(Device, GpuTimeoutIsAnErrorAndReadsRecover) {
+  // A deliberately long kernel (one invocation spinning ~2^31 iterations) with a 1 s wait limit: the read must
+  // report a timeout instead of hanging, and once the GPU is done, reads work again.
+  Device& d = gpu();
+  KernelSpec spec;
+  spec.shader = "test/spin.wgsl";
+  spec.inline_source = R"(
+struct P { n : u32, a : u32, b : u32, c : u32 }
+@group(0) @binding(0) var<storage, read_write> y : array<u32>;
+@group(0) @binding(1) var<uniform> p : P;
+@compute @workgroup_size(1)
+fn main() {
+  var acc = 0u;
+  for (var i = 0u; i < p.n; i++) { acc = acc * 1664525u + i; }
+  y[0] = acc;
+}
+)";
+  spec.bindings = {BindingType::Storage, BindingType::Uniform};
+  const Pipeline& p = d.pipelines().get(spec);
+  Buffer y(d, 16, BufferKind::Storage, "spin.y"), u(d, 16, BufferKind::Uniform, "spin.params");
+  uint32_t params[4] = {0x7fffffffu, 0, 0, 0};
+  u.write(params, sizeof params);
+  BufferBinding binds[] = {{y.get(), 0, 16, "y"}, {u.get(), 0, 16, "params"}};
+  run(d, p, binds, Grid{1, 1, 1});
+  setenv("WGRT_GPU_TIMEOUT_S", "1", 1);
+  bool timed_out = false;
+  try {
+    y.read_vector<uint32_t>(1);
+  } catch (const GpuError& e) {
+    timed_out = std::string(e.what()).find("timed out") != std::string::npos;
+    EXPECT_TRUE(timed_out) << e.what();
+  }
+  unsetenv("WGRT_GPU_TIMEOUT_S");
+  d.wait_idle();  // the kernel finishes eventually
+  Buffer z(d, 16, BufferKind::Storage, "after-timeout");
+  uint32_t v[4] = {7, 8, 9, 10};
+  z.write(v, sizeof v);
+  EXPECT_EQ(z.read_vector<uint32_t>(4), (std::vector<uint32_t>{7, 8, 9, 10}));
+  if (!timed_out) GTEST_SKIP() << "the GPU finished 2^31 iterations within 1 s: no timeout to observe";
+}
