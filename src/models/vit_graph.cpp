@@ -19,7 +19,7 @@ void VitConfig::validate() const {
   pos(depth, "depth");
   pos(heads, "heads");
   pos(mlp_dim, "mlp_dim");
-  if (image_size % patch) throw InvalidArgument(fmt::format("ViT config: image_size {} is not a multiple of patch {}", image_size, patch));
+  if (image_size < patch) throw InvalidArgument(fmt::format("ViT config: image_size {} is smaller than patch {}", image_size, patch));
   if (width % heads) throw InvalidArgument(fmt::format("ViT config: width {} is not a multiple of heads {}", width, heads));
   if (gelu != "none" && gelu != "tanh") throw InvalidArgument(fmt::format("ViT config: gelu '{}' must be 'none' or 'tanh'", gelu));
   if (!(ln_eps >= 0)) throw InvalidArgument("ViT config: ln_eps must be >= 0");

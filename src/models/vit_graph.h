@@ -29,9 +29,11 @@ struct VitConfig {
   double ln_eps = 1e-6;
   std::string gelu = "none";  // "none" (erf) or "tanh"
 
+  // Patches per side: floor(image_size / patch), as the stride = kernel patch conv drops the remainder
+  // (SigLIP So400m/14 at 384: 27 x 27 patches from 378 of the 384 pixels, like HF's padding="valid" conv).
   int64_t grid() const { return image_size / patch; }
   int64_t tokens() const { return grid() * grid() + (class_token ? 1 : 0); }
-  // Throws InvalidArgument naming the field (non-positive sizes, image not a multiple of patch, width not a
+  // Throws InvalidArgument naming the field (non-positive sizes, image smaller than patch, width not a
   // multiple of heads, unknown gelu).
   void validate() const;
 

@@ -100,8 +100,12 @@ TEST(VitGraph, ConfigsAndValidation) {
   for (const auto& [n, d] : models::vit_weight_shapes(b16)) params += numel(d);
   EXPECT_EQ(params, 86567656 - 768 * 1000 - 1000);  // timm vit_base_patch16_224: 86,567,656 with the 1000-class head
   VitConfig bad = b16;
-  bad.image_size = 225;
+  bad.image_size = 15;  // smaller than the patch (a non-multiple such as SigLIP's 384 / 14 is fine: floor)
   EXPECT_THROW(bad.validate(), InvalidArgument);
+  EXPECT_NO_THROW(so.validate());
+  bad.image_size = 225;
+  EXPECT_NO_THROW(bad.validate());
+  EXPECT_EQ(bad.tokens(), 197);
   bad = b16;
   bad.heads = 7;
   EXPECT_THROW(bad.validate(), InvalidArgument);
