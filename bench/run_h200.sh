@@ -4,6 +4,7 @@
 # kernel breakdown, op benchmarks (q4 GEMV vs vec4 copy, GEMM), attention decode, ViT-B/16.
 # Expects stripped binaries in $BIN (wgrt, wgrt_bench_ops, wgrt_bench_attention, wgrt_bench_vit).
 set -u
+[ -f .devlibs/env.sh ] && source .devlibs/env.sh  # device tool: Vulkan loader, libs, NVIDIA ICD
 BIN=${BIN:-.devlibs}
 M=${MODELS:-/tmp/wgrt-models}
 mkdir -p "$M"
@@ -17,6 +18,6 @@ done
 echo "== bench llama-3.2-1b q4_0 pp512/tg128"; "$BIN/wgrt" bench -m "$M/llama-3.2-1b.gguf" -p 512 -n 128 -r 3
 echo "== decode profile llama-3.2-1b"
 "$BIN/wgrt" generate -m "$M/llama-3.2-1b.gguf" -p "hello world" -n 64 --ctx 512 --profile 2>&1 >/dev/null | tail -25
-echo "== ops"; "$BIN/wgrt_bench_ops" 2>&1 | grep -v '^\*\*\*'
+echo "== ops"; "$BIN/wgrt_bench_ops" --benchmark_min_time=0.2 2>&1 | grep -v '^\*\*\*'
 echo "== attention"; "$BIN/wgrt_bench_attention" 2>&1 | grep -v '^\*\*\*'
-echo "== vit"; "$BIN/wgrt_bench_vit" --benchmark_filter='VitB16|Conv2d' 2>&1 | grep -v '^\*\*\*'
+echo "== vit"; "$BIN/wgrt_bench_vit" --benchmark_filter='VitB16|VitWall|Conv2d' 2>&1 | grep -v '^\*\*\*'
