@@ -4,14 +4,9 @@
 #include <wgrt/error.h>
 
 #include "util/byte_reader.h"
-#include "util/mapped_file.h"
+#include "util/file_bytes.h"
 
 namespace wgrt {
-
-struct GgufFile::Storage {
-  MappedFile map;
-  std::vector<uint8_t> owned;
-};
 
 namespace {
 
@@ -90,22 +85,18 @@ GgufValue read_value(ByteReader& r, GgufValueType type, const std::string& key, 
 
 }  // namespace
 
-GgufFile GgufFile::open(const std::string& path) {
-  GgufFile f;
-  f.storage_ = std::make_shared<Storage>();
-  f.storage_->map = MappedFile::open(path);
-  f.bytes_ = f.storage_->map.bytes();
-  f.path_ = path;
-  f.parse();
-  return f;
-}
+GgufFile GgufFile::open(const std::string& path) { return from_file(FileBytes::open(path)); }
 
 GgufFile GgufFile::from_bytes(std::vector<uint8_t> bytes, std::string name) {
+  return from_file(FileBytes::from_bytes(std::move(bytes), std::move(name)));
+}
+
+// A FileBytes copy shares its storage: keeping one alive keeps the bytes valid.
+GgufFile GgufFile::from_file(const FileBytes& fb) {
   GgufFile f;
-  f.storage_ = std::make_shared<Storage>();
-  f.storage_->owned = std::move(bytes);
-  f.bytes_ = f.storage_->owned;
-  f.path_ = std::move(name);
+  f.storage_ = std::make_shared<FileBytes>(fb);
+  f.bytes_ = fb.bytes();
+  f.path_ = fb.name();
   f.parse();
   return f;
 }

@@ -28,6 +28,8 @@
 
 namespace wgrt {
 
+class FileBytes;
+
 struct GgufTensorInfo {
   std::string name;
   std::vector<uint64_t> dims;  // ne0 (fastest, = row length K for matrices) first; 1..4 entries, each >= 1
@@ -86,9 +88,9 @@ class GgufFile {
   Q4gsw repack_q4_0_to_q4gsw(const GgufTensorInfo& t) const;
 
  private:
-  struct Storage;
   void parse();
-  std::shared_ptr<Storage> storage_;
+  std::shared_ptr<const void> storage_;  // keeps the FileBytes storage alive
+  static GgufFile from_file(const FileBytes& fb);
   std::span<const uint8_t> bytes_;
   std::string path_;
   uint32_t version_ = 0;

@@ -4,31 +4,22 @@
 #include <wgrt/error.h>
 
 #include "util/byte_reader.h"
-#include "util/mapped_file.h"
+#include "util/file_bytes.h"
 
 namespace wgrt {
 
-struct Llama2cFile::Storage {
-  MappedFile map;
-  std::vector<uint8_t> owned;
-};
-
-Llama2cFile Llama2cFile::open(const std::string& path) {
-  Llama2cFile f;
-  f.storage_ = std::make_shared<Storage>();
-  f.storage_->map = MappedFile::open(path);
-  f.bytes_ = f.storage_->map.bytes();
-  f.path_ = path;
-  f.parse();
-  return f;
-}
+Llama2cFile Llama2cFile::open(const std::string& path) { return from_file(FileBytes::open(path)); }
 
 Llama2cFile Llama2cFile::from_bytes(std::vector<uint8_t> bytes, std::string name) {
+  return from_file(FileBytes::from_bytes(std::move(bytes), std::move(name)));
+}
+
+// A FileBytes copy shares its storage: keeping one alive keeps the bytes valid.
+Llama2cFile Llama2cFile::from_file(const FileBytes& fb) {
   Llama2cFile f;
-  f.storage_ = std::make_shared<Storage>();
-  f.storage_->owned = std::move(bytes);
-  f.bytes_ = f.storage_->owned;
-  f.path_ = std::move(name);
+  f.storage_ = std::make_shared<FileBytes>(fb);
+  f.bytes_ = fb.bytes();
+  f.path_ = fb.name();
   f.parse();
   return f;
 }

@@ -20,6 +20,8 @@
 
 namespace wgrt {
 
+class FileBytes;
+
 struct Llama2cHeader {
   int32_t dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, vocab_size = 0, seq_len = 0;
   bool shared_classifier = true;  // vocab_size was positive in the file (vocab_size here is always > 0)
@@ -53,13 +55,13 @@ class Llama2cFile {
   static std::vector<float> to_f32(std::span<const uint8_t> s);
 
  private:
-  struct Storage;
   struct Section {
     uint64_t offset = 0, per_layer = 0;  // in floats, relative to the first weight
   };
   void parse();
   std::span<const uint8_t> section(const Section& s, int l, bool layered) const;
-  std::shared_ptr<Storage> storage_;
+  std::shared_ptr<const void> storage_;  // keeps the FileBytes storage alive
+  static Llama2cFile from_file(const FileBytes& fb);
   std::span<const uint8_t> bytes_;
   std::string path_;
   Llama2cHeader h_;

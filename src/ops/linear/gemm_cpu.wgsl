@@ -23,15 +23,7 @@ override B_MODE : u32 = 0u;
 override RQ : u32 = 4u;   // row quads per workgroup (1..4): 4*RQ rows
 override WG : u32 = 64u;  // invocations per workgroup = columns per workgroup
 
-struct Params {
-  M : u32, N : u32, K : u32, batch : u32,
-  a_off : u32, a_sb : u32, a_sm : u32, a_sk : u32,
-  b_off : u32, b_sb : u32, b_sk : u32, b_sn : u32,
-  c_off : u32, c_sb : u32, c_sm : u32, c_sn : u32,
-  bias_off : u32, bias_sb : u32, bias_sm : u32, bias_sn : u32,
-  has_bias : u32, group : u32, s_sn : u32, _pad0 : u32,
-  alpha : f32, beta : f32, _pad1 : u32, _pad2 : u32,
-}
+#include "ops/linear/gemm_params.wgsl"
 
 @group(0) @binding(0) var<storage, read> a : array<f32>;
 @group(0) @binding(1) var<storage, read> b : array<u32>;

@@ -7,19 +7,9 @@
 // vec4 of a step is reused for the RPT rows. Partial sums are reduced in workgroup memory (one barrier).
 // Grid: 1-D, folded (linear_workgroup).
 #include "ops/common/index.wgsl"
+#include "ops/linear/gemv_params.wgsl"
 
 override RPT : u32 = 4u;  // rows per invocation, 1..4
-
-struct Params {
-  N : u32,
-  K : u32,
-  _unused : u32,
-  has_bias : u32,
-  n_base : u32,
-  nwg : u32,
-  out_stride : u32,  // elements between output rows (the full N); row m of x and out = workgroup_id.z
-  _pad1 : u32,
-}
 
 var<private> m_row : u32;  // row of x / out (M > 1 runs one grid layer per row)
 

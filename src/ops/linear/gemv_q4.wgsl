@@ -9,22 +9,12 @@
 // one scale per step). Partial sums are reduced in workgroup memory in two parallel stages (TK/RPT threads per
 // row sum RPT partials each, then one thread per row sums those). Grid: 1-D, folded (linear_workgroup).
 #include "ops/common/index.wgsl"
+#include "ops/linear/gemv_params.wgsl"
 #include "ops/linear/q4_decode.wgsl"
 
 override RPT : u32 = 4u;  // rows per invocation, 1..8
 override TK : u32 = 64u;  // k lanes
 override TR : u32 = 4u;   // row lanes; TR * RPT * (TK + 1) <= 2112, RPT <= TK, TK % RPT == 0
-
-struct Params {
-  N : u32,      // rows in this dispatch
-  K : u32,
-  group : u32,
-  has_bias : u32,
-  n_base : u32,  // first output column of this dispatch
-  nwg : u32,     // workgroups (the grid may be folded and larger)
-  out_stride : u32,  // elements between output rows (the full N); row m of x and out = workgroup_id.z
-  _pad1 : u32,
-}
 
 var<private> m_row : u32;  // row of x / out (M > 1 runs one grid layer per row)
 

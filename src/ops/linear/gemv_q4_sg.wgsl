@@ -16,22 +16,12 @@ diagnostic(off, subgroup_uniformity);
 // subgroupAdd over the active invocations (so partial subgroups are handled too), and subgroup indices from
 // the atomic counter. Grid: 1-D, folded (linear_workgroup).
 #include "ops/common/index.wgsl"
+#include "ops/linear/gemv_params.wgsl"
 #include "ops/linear/q4_decode.wgsl"
 
 override RPT : u32 = 4u;  // rows per block, 1..8
 override BW : u32 = 8u;   // blocks per workgroup
 override KS : u32 = 1u;   // K slices per block; BW * RPT * KS <= 1024
-
-struct Params {
-  N : u32,      // rows in this dispatch
-  K : u32,
-  group : u32,
-  has_bias : u32,
-  n_base : u32,  // first output column of this dispatch
-  nwg : u32,     // workgroups (the grid may be folded and larger)
-  out_stride : u32,  // elements between output rows (the full N); row m of x and out = workgroup_id.z
-  _pad1 : u32,
-}
 
 var<private> m_row : u32;  // row of x / out (M > 1 runs one grid layer per row)
 

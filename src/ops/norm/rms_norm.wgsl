@@ -5,13 +5,6 @@
 #include "ops/common/index.wgsl"
 #include "ops/norm/rms_common.wgsl"
 
-struct Params {
-  rows : u32,
-  D : u32,
-  eps : f32,
-  _pad : u32,
-}
-
 @group(0) @binding(0) var<storage, read> x : array<f32>;
 @group(0) @binding(1) var<storage, read> weight : array<f32>;
 @group(0) @binding(2) var<storage, read_write> out : array<f32>;
