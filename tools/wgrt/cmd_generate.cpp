@@ -46,6 +46,7 @@ void add_generate(CLI::App& app) {
     if (popt->count() > 0 && prompt->empty())
       throw InvalidArgument("the prompt is empty: omit -p to start from BOS alone");
     auto llm = Llm::load(*o);
+    std::fwrite(prompt->data(), 1, prompt->size(), stdout);  // the prompt, then the continuation as it streams
     GenerateStats st = llm->generate(*prompt, *g, [](std::string_view s) {
       std::fwrite(s.data(), 1, s.size(), stdout);
       std::fflush(stdout);
