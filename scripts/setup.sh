@@ -23,7 +23,11 @@ pkgs=(build-essential cmake ninja-build pkg-config git ca-certificates curl node
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
       libpcre2-dev libvulkan1 vulkan-tools python3)
 missing=()
-for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
+for p in "${pkgs[@]}"; do
+  # Node.js may come from elsewhere (e.g. nodesource): any working npm will do.
+  if { [ "$p" = nodejs ] || [ "$p" = npm ]; } && command -v npm >/dev/null; then continue; fi
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
 mesa_ok=0
 v=$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null || true)
 if [ -n "$v" ] && dpkg --compare-versions "$v" ge 25; then mesa_ok=1; fi
@@ -31,10 +35,8 @@ if [ ${#missing[@]} -gt 0 ] || [ $mesa_ok = 0 ]; then
   say "apt-get update"; apt-get update -q
 fi
 if [ ${#missing[@]} -gt 0 ]; then
-  # node/npm may already come from elsewhere (nodesource); don't fight it.
-  if command -v npm >/dev/null; then missing=("${missing[@]/nodejs}"); missing=("${missing[@]/npm}"); fi
-  read -ra missing <<<"${missing[*]}"
-  if [ ${#missing[@]} -gt 0 ]; then say "installing: ${missing[*]}"; apt-get install -y -q --no-install-recommends "${missing[@]}"; fi
+  say "installing: ${missing[*]}"
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
 else
   say "Debian packages: already installed"
 fi
