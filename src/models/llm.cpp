@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -97,6 +98,9 @@ class LlmImpl final : public Llm {
       throw LimitError(fmt::format("the prompt has {} tokens but the context holds {} (no room to generate)", ids.size(),
                                    context_));
     if (g.max_tokens < 0) throw InvalidArgument("max_tokens must be >= 0");
+    if (!std::isfinite(g.temperature) || g.temperature < 0) throw InvalidArgument("temperature must be a finite number >= 0");
+    if (!std::isfinite(g.repetition_penalty) || g.repetition_penalty <= 0)
+      throw InvalidArgument("repetition_penalty must be a finite number > 0");
     std::unique_ptr<text::Sampler> sampler;
     if (g.temperature > 0) {
       text::SamplerConfig sc;

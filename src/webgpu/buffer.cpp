@@ -101,15 +101,16 @@ void read_buffer(Device& dev, WGPUBuffer src, uint64_t src_offset, void* dst, ui
   struct MapResult {
     WGPUMapAsyncStatus status = WGPUMapAsyncStatus_Error;
     std::string message;
-  } res;
+  };
+  AsyncSlot<MapResult> res;
   WGPUBufferMapCallbackInfo cb{};
   cb.mode = WGPUCallbackMode_WaitAnyOnly;
   cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView msg, void* u1, void*) {
-    auto* r = static_cast<MapResult*>(u1);
+    auto r = AsyncSlot<MapResult>::take(u1);
     r->status = status;
     r->message = str(msg);
   };
-  cb.userdata1 = &res;
+  cb.userdata1 = res.userdata();
   uint64_t map_size = (span + 3) / 4 * 4;
   try {
     dev.wait(wgpuBufferMapAsync(staging.get(), WGPUMapMode_Read, 0, map_size, cb), "reading a buffer back");
@@ -120,7 +121,8 @@ void read_buffer(Device& dev, WGPUBuffer src, uint64_t src_offset, void* dst, ui
     throw;
   }
   dev.check_errors();
-  if (res.status != WGPUMapAsyncStatus_Success) throw GpuError(fmt::format("buffer readback failed: {}", res.message));
+  if (res.value->status != WGPUMapAsyncStatus_Success)
+    throw GpuError(fmt::format("buffer readback failed: {}", res.value->message));
   const void* p = wgpuBufferGetConstMappedRange(staging.get(), 0, map_size);
   if (!p) throw GpuError("buffer readback: mapped range unavailable");
   std::memcpy(dst, static_cast<const uint8_t*>(p) + (src_offset - begin), bytes);

@@ -71,16 +71,18 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& opts) {
   struct Result {
     WGPUDevice device = nullptr;
     std::string message;
-  } res;
+  };
+  AsyncSlot<Result> slot;
   WGPURequestDeviceCallbackInfo cb{};
   cb.mode = WGPUCallbackMode_WaitAnyOnly;
   cb.callback = [](WGPURequestDeviceStatus status, WGPUDevice dev, WGPUStringView msg, void* u1, void*) {
-    auto* r = static_cast<Result*>(u1);
+    auto r = AsyncSlot<Result>::take(u1);
     if (status == WGPURequestDeviceStatus_Success) r->device = dev;
     r->message = str(msg);
   };
-  cb.userdata1 = &res;
+  cb.userdata1 = slot.userdata();
   d->instance_->wait(wgpuAdapterRequestDevice(adapter, &desc, cb), "requesting a device");
+  const Result& res = *slot.value;
   if (!res.device)
     throw GpuError(fmt::format("device request on '{}' failed: {}", d->adapter_.info.summary(), res.message));
   d->device_ = res.device;

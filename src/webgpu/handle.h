@@ -1,5 +1,6 @@
 // RAII ownership of Dawn handles: one reference, released exactly once, move-only.
 #pragma once
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,6 +47,21 @@ using BindGroupHandle = Handle<WGPUBindGroup, wgpuBindGroupRelease>;
 using CommandEncoderHandle = Handle<WGPUCommandEncoder, wgpuCommandEncoderRelease>;
 using ComputePassHandle = Handle<WGPUComputePassEncoder, wgpuComputePassEncoderRelease>;
 using CommandBufferHandle = Handle<WGPUCommandBuffer, wgpuCommandBufferRelease>;
+
+// Result slot of an asynchronous Dawn callback that may fire after the waiting code gave up (a timed-out
+// wait, then instance shutdown cancels the future): the callback holds its own reference, so it never writes
+// through a dangling pointer. Pass userdata() as userdata1; the callback calls take(userdata1) exactly once.
+template <typename T>
+struct AsyncSlot {
+  std::shared_ptr<T> value = std::make_shared<T>();
+  void* userdata() const { return new std::shared_ptr<T>(value); }
+  static std::shared_ptr<T> take(void* u) {
+    auto* p = static_cast<std::shared_ptr<T>*>(u);
+    std::shared_ptr<T> v = std::move(*p);
+    delete p;
+    return v;
+  }
+};
 
 // Views a std::string_view as a Dawn input string (explicit length, no NUL needed).
 inline WGPUStringView sv(std::string_view s) { return WGPUStringView{s.data(), s.size()}; }

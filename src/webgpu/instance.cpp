@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "wgrt/error.h"
@@ -45,7 +46,12 @@ std::string AdapterInfo::summary() const {
 
 uint64_t Instance::default_timeout_ns() {
   double s = 300;
-  if (const char* e = std::getenv("WGRT_GPU_TIMEOUT_S")) s = std::max(1.0, std::atof(e));
+  if (const char* e = std::getenv("WGRT_GPU_TIMEOUT_S")) {
+    char* end = nullptr;
+    s = std::strtod(e, &end);
+    if (end == e || *end != '\0' || !std::isfinite(s) || s <= 0 || s > 1e6)
+      throw InvalidArgument(fmt::format("WGRT_GPU_TIMEOUT_S='{}' is not a number of seconds in (0, 1e6]", e));
+  }
   return uint64_t(s * 1e9);
 }
 
@@ -152,16 +158,17 @@ const std::vector<Adapter>& Instance::adapters() {
     opts.featureLevel = p.level;
     opts.powerPreference = p.power;
     opts.backendType = p.backend;
-    AdapterResult res;
+    AsyncSlot<AdapterResult> slot;
     WGPURequestAdapterCallbackInfo cb{};
     cb.mode = WGPUCallbackMode_WaitAnyOnly;
     cb.callback = [](WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView msg, void* u1, void*) {
-      auto* r = static_cast<AdapterResult*>(u1);
+      auto r = AsyncSlot<AdapterResult>::take(u1);
       if (status == WGPURequestAdapterStatus_Success) r->adapter = adapter;
       r->message = str(msg);
     };
-    cb.userdata1 = &res;
+    cb.userdata1 = slot.userdata();
     wait(wgpuInstanceRequestAdapter(inst_.get(), &opts, cb), "requesting an adapter");
+    const AdapterResult& res = *slot.value;
     if (!res.adapter) continue;
     AdapterInfo info = read_info(res.adapter, p.level);
     bool dup = std::any_of(adapters_.begin(), adapters_.end(), [&](const Adapter& a) {

@@ -134,6 +134,14 @@ TEST(Cli, BadInputGivesOneLineErrors) {
   // A prompt longer than the context.
   expect_clean_error(run_cli("generate " + kBin + " --ctx 8 -p \"Once upon a time there was a little girl named Lily\""),
                      "context");
+  // Option values out of range: the argument parser's message, exit code 1.
+  for (const char* bad : {"-n -1", "--temp nan", "--top-p 0 --temp 1", "--repeat-penalty -2 --temp 1", "--ctx abc"}) {
+    RunResult r = run_cli("generate " + kBin + " " + bad);
+    EXPECT_EQ(r.exit_code, 1) << bad << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << bad;
+  }
+  // A trace file that cannot be written is an error, not a claim of success.
+  expect_clean_error(run_cli("generate " + kBin + " -n 2 --profile --trace /nonexistent-dir/t.json"), "trace");
   // A missing file is reported by the argument parser (exit code != 0, no crash).
   RunResult r = run_cli("generate -m /nonexistent/model.gguf");
   EXPECT_NE(r.exit_code, 0);

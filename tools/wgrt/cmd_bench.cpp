@@ -7,11 +7,11 @@
 #include <random>
 
 #include "commands.h"
+#include "wgrt/error.h"
 #include "wgrt/llm.h"
 
 namespace wgrt::cli {
 
-void add_model_options(CLI::App* cmd, LlmOptions& o);
 
 namespace {
 struct BenchOpts {
@@ -32,10 +32,11 @@ void add_bench(CLI::App& app) {
   auto o = std::make_shared<LlmOptions>();
   auto b = std::make_shared<BenchOpts>();
   add_model_options(cmd, *o);
-  cmd->add_option("-p,--n-prompt", b->prompt, "Prompt tokens for the prefill test")->check(CLI::PositiveNumber);
-  cmd->add_option("-n,--n-gen", b->gen, "Tokens for the decode test")->check(CLI::PositiveNumber);
-  cmd->add_option("-r,--repetitions", b->reps, "Repetitions of each test")->check(CLI::PositiveNumber);
+  cmd->add_option("-p,--n-prompt", b->prompt, "Prompt tokens for the prefill test")->check(count_check());
+  cmd->add_option("-n,--n-gen", b->gen, "Tokens for the decode test")->check(count_check());
+  cmd->add_option("-r,--repetitions", b->reps, "Repetitions of each test")->check(count_check());
   cmd->callback([o, b] {
+    if (b->prompt < 1 || b->gen < 1 || b->reps < 1) throw InvalidArgument("-p, -n and -r must be at least 1");
     if (o->context == 0) o->context = b->prompt + b->gen + 1;
     auto llm = Llm::load(*o);
     std::mt19937 rng(42);

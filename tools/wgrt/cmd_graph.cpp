@@ -8,7 +8,6 @@
 
 namespace wgrt::cli {
 
-void add_model_options(CLI::App* cmd, LlmOptions& o);
 
 void add_graph(CLI::App& app) {
   auto* cmd = app.add_subcommand("graph", "Build a model's graph and dump it (values, nodes, dispatches, memory plan)");

@@ -2,7 +2,18 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+namespace wgrt {
+struct LlmOptions;
+}
+
 namespace wgrt::cli {
+
+// Shared by the model subcommands (cmd_generate.cpp): -m, -t, --ctx, --prefill-chunk, --adapter, --f32.
+void add_model_options(CLI::App* cmd, LlmOptions& o);
+// Option validators with one-line messages: whole numbers in [0, 1e8]; finite reals in [lo, hi] or (lo, hi].
+CLI::Validator count_check();
+CLI::Validator real_check(double lo, double hi, bool open_low, const std::string& what);
+
 void add_info(CLI::App& app);
 void add_generate(CLI::App& app);
 void add_bench(CLI::App& app);

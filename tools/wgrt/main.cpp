@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    int code = app.exit(e);  // prints help (code 0) or the parse error
+    return code == 0 ? 0 : 1;
   } catch (const wgrt::Error& e) {
     std::fprintf(stderr, "wgrt: error: %s\n", e.what());
     return 1;
