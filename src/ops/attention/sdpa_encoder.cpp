@@ -204,21 +204,9 @@ void build_sdpa(OpBuilder& b) {
       qk.alpha = float(scale);
       qk.beta = 0.0f;
       r.set_uniform(chunks[c].qk_u, qk);
-      GemmParams av;
-      av.M = uint32_t(mc);
-      av.N = uint32_t(Dv);
-      av.K = uint32_t(skv);
-      av.batch = uint32_t(bh);
-      av.a_sb = uint32_t(mc * skv);
-      av.a_sm = uint32_t(skv);
-      av.a_sk = 1;
-      av.b_sb = uint32_t(skv * Dv);
-      av.b_sk = uint32_t(Dv);
-      av.b_sn = 1;
-      av.c_off = uint32_t(i0 * Dv);
+      GemmParams av = contiguous_gemm(uint32_t(mc), uint32_t(Dv), uint32_t(skv), uint32_t(bh));
+      av.c_off = uint32_t(i0 * Dv);  // this chunk's rows of out [bh, sq, Dv]
       av.c_sb = uint32_t(sq * Dv);
-      av.c_sm = uint32_t(Dv);
-      av.c_sn = 1;
       av.beta = 0.0f;
       r.set_uniform(chunks[c].av_u, av);
       SoftmaxParams sm{uint32_t(bh * mc), uint32_t(std::max<int64_t>(mc, 1)), uint32_t(skv), uint32_t(i0), uint32_t(H),

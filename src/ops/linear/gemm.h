@@ -44,6 +44,24 @@ struct GemmParams {
 };
 static_assert(sizeof(GemmParams) == 112);
 
+// Batched row-major C[b] = A[b] · B[b] with contiguous A [batch, M, K], B [batch, K, N], C [batch, M, N]
+// (no bias, alpha 1, beta 1); callers adjust offsets and strides from there.
+inline GemmParams contiguous_gemm(uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
+  GemmParams p;
+  p.M = M;
+  p.N = N;
+  p.K = K;
+  p.batch = batch;
+  p.a_sb = M * K;
+  p.a_sm = K;
+  p.b_sb = K * N;
+  p.b_sk = N;
+  p.b_sn = 1;
+  p.c_sb = M * N;
+  p.c_sm = N;
+  return p;
+}
+
 constexpr uint32_t kGemmTile = 64;  // Tiled kernel: outputs per workgroup in m and n
 
 struct GemmConfig {

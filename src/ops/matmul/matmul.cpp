@@ -48,20 +48,7 @@ void build_matmul(OpBuilder& b, Kind kind) {
     if (uint64_t(Z) * M * std::max(K, N) >= (uint64_t(1) << 32) || uint64_t(Z) * K * N >= (uint64_t(1) << 32))
       r.fail("a {} b {}: too many elements for 32-bit indexing", dims_str(da), dims_str(db));
     r.set_dims(oi, rank == 3 ? Dims{Z, M, N} : Dims{M, N});
-    GemmParams p;
-    p.M = uint32_t(M);
-    p.N = uint32_t(N);
-    p.K = uint32_t(K);
-    p.batch = uint32_t(Z);
-    p.a_sb = uint32_t(M * K);
-    p.a_sm = uint32_t(K);
-    p.a_sk = 1;
-    p.b_sb = uint32_t(K * N);
-    p.b_sk = uint32_t(N);
-    p.b_sn = 1;
-    p.c_sb = uint32_t(M * N);
-    p.c_sm = uint32_t(N);
-    p.c_sn = 1;
+    GemmParams p = contiguous_gemm(uint32_t(M), uint32_t(N), uint32_t(K), uint32_t(Z));
     p.alpha = alpha;
     p.beta = beta;
     if (has_bias) {
