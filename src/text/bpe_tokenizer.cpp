@@ -45,10 +45,8 @@ int BpeTokenizer::unicode_to_byte(uint32_t cp) {
 }
 
 BpeTokenizer::BpeTokenizer(TokenizerSpec spec)
-    : vocab_(std::move(spec.tokens), std::move(spec.token_types), spec.bos_id, spec.eos_id, spec.unk_id,
-             spec.parse_special, "bpe tokenizer"),
+    : SpecTokenizer(spec, "bpe tokenizer"),
       pre_(PreTokenizer::from_name(spec.pre)),
-      add_bos_(spec.add_bos),
       ignore_merges_(PreTokenizer::ignores_merges(spec.pre)) {
   if (spec.merges.size() > VocabTable::kMaxTokens) {
     throw InvalidArgument(fmt::format("bpe tokenizer: {} merges (more than {})", spec.merges.size(),
@@ -122,16 +120,6 @@ std::vector<int32_t> BpeTokenizer::encode(std::string_view text, bool add_bos) c
     for (auto [off, len] : pre_.split(f.text)) encode_word(f.text.substr(off, len), ids);
   }
   return ids;
-}
-
-const std::string& BpeTokenizer::piece(int32_t id) const {
-  check_id(id, "token id");
-  return vocab_.text(id);
-}
-
-TokenType BpeTokenizer::token_type(int32_t id) const {
-  check_id(id, "token id");
-  return vocab_.type(id);
 }
 
 std::string BpeTokenizer::token_bytes(int32_t id) const {

@@ -21,12 +21,11 @@
 #include <vector>
 
 #include "text/pretokenizer.h"
-#include "text/tokenizer.h"
-#include "text/vocab_table.h"
+#include "text/spec_tokenizer.h"
 
 namespace wgrt::text {
 
-class BpeTokenizer final : public Tokenizer {
+class BpeTokenizer final : public SpecTokenizer {
  public:
   // Throws InvalidArgument for an inconsistent spec (a merge without a space separator, sizes, ids), Unsupported
   // for an unknown pre name.
@@ -35,12 +34,6 @@ class BpeTokenizer final : public Tokenizer {
   std::vector<int32_t> encode(std::string_view text, bool add_bos) const override;
   std::string token_bytes(int32_t id) const override;
   std::string decode_piece(int32_t prev, int32_t id) const override;
-  const std::string& piece(int32_t id) const override;
-  TokenType token_type(int32_t id) const override;
-  int32_t vocab_size() const override { return vocab_.size(); }
-  int32_t bos_id() const override { return vocab_.bos(); }
-  int32_t eos_id() const override { return vocab_.eos(); }
-  bool add_bos_by_default() const override { return add_bos_; }
 
   // The table character (UTF-8) standing for byte b, and its inverse (-1 when cp is not a table character).
   static const std::string& byte_to_unicode(unsigned char b);
@@ -48,10 +41,9 @@ class BpeTokenizer final : public Tokenizer {
 
  private:
   void encode_word(std::string_view word, std::vector<int32_t>& out) const;
-  VocabTable vocab_;
   PreTokenizer pre_;
   std::unordered_map<std::string, int32_t> ranks_;  // "left right" -> merge rank
-  bool add_bos_, ignore_merges_;
+  bool ignore_merges_;
 };
 
 }  // namespace wgrt::text

@@ -19,10 +19,8 @@ struct Span {
 }  // namespace
 
 SpmTokenizer::SpmTokenizer(TokenizerSpec spec)
-    : vocab_(std::move(spec.tokens), std::move(spec.token_types), spec.bos_id, spec.eos_id, spec.unk_id,
-             spec.parse_special, "spm tokenizer"),
+    : SpecTokenizer(spec, "spm tokenizer"),
       scores_(std::move(spec.scores)),
-      add_bos_(spec.add_bos),
       add_space_prefix_(spec.add_space_prefix) {
   if (scores_.size() != static_cast<std::size_t>(vocab_.size())) {
     throw InvalidArgument(
@@ -89,16 +87,6 @@ std::vector<int32_t> SpmTokenizer::encode(std::string_view text, bool add_bos) c
     prev_special = false;
   }
   return ids;
-}
-
-const std::string& SpmTokenizer::piece(int32_t id) const {
-  check_id(id, "token id");
-  return vocab_.text(id);
-}
-
-TokenType SpmTokenizer::token_type(int32_t id) const {
-  check_id(id, "token id");
-  return vocab_.type(id);
 }
 
 std::string SpmTokenizer::token_bytes(int32_t id) const {

@@ -16,12 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "text/tokenizer.h"
-#include "text/vocab_table.h"
+#include "text/spec_tokenizer.h"
 
 namespace wgrt::text {
 
-class SpmTokenizer final : public Tokenizer {
+class SpmTokenizer final : public SpecTokenizer {
  public:
   // Throws InvalidArgument for an inconsistent spec (sizes, type values, ids out of range, non-finite scores).
   explicit SpmTokenizer(TokenizerSpec spec);
@@ -29,19 +28,12 @@ class SpmTokenizer final : public Tokenizer {
   std::vector<int32_t> encode(std::string_view text, bool add_bos) const override;
   std::string token_bytes(int32_t id) const override;
   std::string decode_piece(int32_t prev, int32_t id) const override;
-  const std::string& piece(int32_t id) const override;
-  TokenType token_type(int32_t id) const override;
-  int32_t vocab_size() const override { return vocab_.size(); }
-  int32_t bos_id() const override { return vocab_.bos(); }
-  int32_t eos_id() const override { return vocab_.eos(); }
-  bool add_bos_by_default() const override { return add_bos_; }
 
  private:
   void encode_raw(std::string_view text, bool prefix, std::vector<int32_t>& out) const;
-  VocabTable vocab_;
   std::vector<float> scores_;
   int32_t byte_ids_[256];
-  bool add_bos_, add_space_prefix_;
+  bool add_space_prefix_;
 };
 
 }  // namespace wgrt::text
