@@ -26,23 +26,7 @@ class Builder {
 
   Matrix matrix(const std::string& name) {
     if (auto it = mats_.find(name); it != mats_.end()) return it->second;
-    const WeightTensor& t = w_.get(name);
-    Matrix m;
-    m.n = t.rows();
-    m.k = t.cols();
-    if (t.type == GgmlType::Q4_0 && o_.weights == WeightPolicy::Auto) {
-      Q4gsw q = t.q4gsw();
-      m.q4 = true;
-      out_.weight_bytes += q.qweight.size() * 4 + q.scales.size() * 4;
-      m.weight = g().constant(name + ".qweight", DType::U32, {m.n, m.k / 8}, ConstantData::from_vector(std::move(q.qweight)));
-      m.scales = g().constant(name + ".scales", DType::F32, {m.n, m.k / 32}, ConstantData::from_vector(std::move(q.scales)));
-    } else {
-      std::vector<float> f = t.to_f32();
-      out_.weight_bytes += f.size() * 4;
-      m.weight = g().constant(name, DType::F32, {m.n, m.k}, ConstantData::from_vector(std::move(f)));
-    }
-    mats_[name] = m;
-    return m;
+    return mats_[name] = upload(name, {&w_.get(name)});
   }
 
   // [a; b] stacked along the output dim as one weight (one GEMV instead of two), when both are stored the same
@@ -50,26 +34,36 @@ class Builder {
   std::optional<Matrix> stacked(const std::string& a, const std::string& b, const std::string& name) {
     const WeightTensor& ta = w_.get(a);
     const WeightTensor& tb = w_.get(b);
-    if (ta.cols() != tb.cols()) return std::nullopt;
-    const bool qa = ta.type == GgmlType::Q4_0 && o_.weights == WeightPolicy::Auto;
-    const bool qb = tb.type == GgmlType::Q4_0 && o_.weights == WeightPolicy::Auto;
-    if (qa != qb) return std::nullopt;
+    if (ta.cols() != tb.cols() || keeps_q4(ta) != keeps_q4(tb)) return std::nullopt;
+    return upload(name, {&ta, &tb});
+  }
+
+  bool keeps_q4(const WeightTensor& t) const { return t.type == GgmlType::Q4_0 && o_.weights == WeightPolicy::Auto; }
+
+  // One weight constant from the rows of `parts` (same column count and storage), as q4gsw or f32.
+  Matrix upload(const std::string& name, std::vector<const WeightTensor*> parts) {
     Matrix m;
-    m.n = ta.rows() + tb.rows();
-    m.k = ta.cols();
-    if (qa) {
-      Q4gsw x = ta.q4gsw(), y = tb.q4gsw();
-      x.qweight.insert(x.qweight.end(), y.qweight.begin(), y.qweight.end());
-      x.scales.insert(x.scales.end(), y.scales.begin(), y.scales.end());
+    m.k = parts[0]->cols();
+    for (const WeightTensor* t : parts) m.n += t->rows();
+    if (keeps_q4(*parts[0])) {
+      Q4gsw q = parts[0]->q4gsw();
+      for (size_t i = 1; i < parts.size(); ++i) {
+        Q4gsw more = parts[i]->q4gsw();
+        q.qweight.insert(q.qweight.end(), more.qweight.begin(), more.qweight.end());
+        q.scales.insert(q.scales.end(), more.scales.begin(), more.scales.end());
+      }
       m.q4 = true;
-      out_.weight_bytes += x.qweight.size() * 4 + x.scales.size() * 4;
-      m.weight = g().constant(name + ".qweight", DType::U32, {m.n, m.k / 8}, ConstantData::from_vector(std::move(x.qweight)));
-      m.scales = g().constant(name + ".scales", DType::F32, {m.n, m.k / 32}, ConstantData::from_vector(std::move(x.scales)));
+      out_.weight_bytes += q.qweight.size() * 4 + q.scales.size() * 4;
+      m.weight = g().constant(name + ".qweight", DType::U32, {m.n, m.k / 8}, ConstantData::from_vector(std::move(q.qweight)));
+      m.scales = g().constant(name + ".scales", DType::F32, {m.n, m.k / 32}, ConstantData::from_vector(std::move(q.scales)));
     } else {
-      std::vector<float> x = ta.to_f32(), y = tb.to_f32();
-      x.insert(x.end(), y.begin(), y.end());
-      out_.weight_bytes += x.size() * 4;
-      m.weight = g().constant(name, DType::F32, {m.n, m.k}, ConstantData::from_vector(std::move(x)));
+      std::vector<float> f = parts[0]->to_f32();
+      for (size_t i = 1; i < parts.size(); ++i) {
+        std::vector<float> more = parts[i]->to_f32();
+        f.insert(f.end(), more.begin(), more.end());
+      }
+      out_.weight_bytes += f.size() * 4;
+      m.weight = g().constant(name, DType::F32, {m.n, m.k}, ConstantData::from_vector(std::move(f)));
     }
     return m;
   }
