@@ -207,9 +207,7 @@ void ResizeContext::set_uniform_bytes(UniformRef u, const void* p, size_t n) con
 
 uint32_t ResizeContext::max_workgroups_per_dim() const { return s_.dev.limits().maxComputeWorkgroupsPerDimension; }
 
-void ResizeContext::set_workgroups(DispatchRef d, uint64_t count) const {
-  set_grid(d, fold_grid(count, max_workgroups_per_dim()));
-}
+void ResizeContext::set_workgroups(DispatchRef d, uint64_t count) const { set_workgroups(d, count, 1); }
 
 void ResizeContext::set_workgroups(DispatchRef d, uint64_t count, uint32_t layers) const {
   Grid g = fold_grid(count, max_workgroups_per_dim());
