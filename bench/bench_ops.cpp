@@ -4,15 +4,18 @@
 //                        binding chunks where maxStorageBufferBindingSize is 128 MiB)
 //   f32 GEMV             2048x2048
 //   GEMM (f32 and q4)    M = 128, 512 at K = N = 2048
-//   vec4 copy            the bytes of each q4 weight (capped at the binding limit): the bandwidth reference
-// Counters: GB/s (bytes the kernel must read, plus written for copy), GFLOP/s (2 M N K), and for GEMV
-// a summary line per GEMV with its bandwidth relative to the copy of the same bytes.
+//   vec4 copy            the code bytes of each q4 weight (capped at the binding limit): the bandwidth reference
+//   vec4 read            the total bytes of each q4 GEMV (read only, nothing stored): the read ceiling
+// Counters: GB/s (bytes the kernel must read, plus written for copy), GFLOP/s (2 M N K), and a summary line
+// per GEMV with its bandwidth relative to the copy and the read nearest its size. All data is random.
 // See bench/README.md.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <random>
+#include <string_view>
 
 #include "graph/executable.h"
 #include "graph/op_builder.h"
@@ -28,34 +31,45 @@ webgpu::Device& dev() {
   return *d;
 }
 
-// bench.copy_vec4(src f32 [n], dst f32 [n]): ops/copy/copy_vec4.wgsl, n % 4 == 0.
+// bench.copy_vec4(src f32 [n], dst f32 [n]) and bench.read_vec4(src f32 [n], dst f32 [>= 4]):
+// ops/copy/copy_vec4.wgsl entry points `main` and `read_all`, n % 4 == 0.
+void add_stream_op(OpRegistry& r, const std::string& name, const std::string& entry) {
+  r.add({name,
+         [entry](OpBuilder& b) {
+           using webgpu::BindingType;
+           UniformRef u = b.uniform(16);
+           DispatchRef d = b.dispatch({"ops/copy/copy_vec4.wgsl", entry,
+                                       {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform}, {}, {}},
+                                      {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(1)), u});
+           b.on_resize([=](ResizeContext& r) {
+             uint32_t n = uint32_t(numel(r.tensor(0).dims) / 4);
+             uint32_t p[4] = {n, 0, 0, 0};
+             r.set_uniform(u, p);
+             r.set_workgroups(d, div_up(n, 256));
+           });
+         },
+         {"ops/copy/copy_vec4.wgsl:" + entry}, true});
+}
+
 const OpRegistry& registry() {
   static OpRegistry reg = [] {
     OpRegistry r = OpRegistry::builtin();
-    r.add({"bench.copy_vec4",
-           [](OpBuilder& b) {
-             using webgpu::BindingType;
-             UniformRef u = b.uniform(16);
-             DispatchRef d = b.dispatch({"ops/copy/copy_vec4.wgsl", "main",
-                                         {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform}, {}, {}},
-                                        {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(1)), u});
-             b.on_resize([=](ResizeContext& r) {
-               uint32_t n = uint32_t(numel(r.tensor(0).dims) / 4);
-               uint32_t p[4] = {n, 0, 0, 0};
-               r.set_uniform(u, p);
-               r.set_workgroups(d, div_up(n, 256));
-             });
-           },
-           {"ops/copy/copy_vec4.wgsl:main"}, true});
+    add_stream_op(r, "bench.copy_vec4", "main");
+    add_stream_op(r, "bench.read_vec4", "read_all");
     return r;
   }();
   return reg;
 }
 
-// Summary printed after the run: copy GB/s by bytes copied, GEMV GB/s by weight bytes.
+// Summary printed after the run. References keyed by (bytes, random data): copy by bytes copied, read by
+// bytes read; GEMVs by name with their code bytes, total bytes read and GB/s.
+struct GemvResult {
+  uint64_t code_bytes, total_bytes;
+  double gbps;
+};
 struct Summary {
-  std::map<uint64_t, double> copy;
-  std::map<std::string, std::pair<uint64_t, double>> gemv;  // name -> weight bytes, GB/s (last run)
+  std::map<uint64_t, double> copy, read;
+  std::map<std::string, GemvResult> gemv;
 };
 Summary& summary() {
   static Summary s;
@@ -99,20 +113,33 @@ double set_counters(benchmark::State& st, double sec, double bytes, double flops
   return gbps;
 }
 
-void BM_Copy(benchmark::State& st) {
-  uint64_t bytes = uint64_t(st.range(0));
+// Runs `op` (bench.copy_vec4 or bench.read_vec4) over `bytes` of random f32 (capped at the binding limit);
+// returns the bytes actually streamed and the mean GPU seconds.
+std::pair<uint64_t, double> run_stream(benchmark::State& st, const char* op, uint64_t bytes) {
   uint64_t lim = dev().limits().maxStorageBufferBindingSize;
   if (bytes > lim) bytes = lim / 16 * 16;
   int64_t n = int64_t(bytes / 4);
+  const bool copy = std::string_view(op) == "bench.copy_vec4";
   Graph g;
-  ValueId src = g.constant("src", DType::F32, {n}, ConstantData::from_vector(std::vector<float>(size_t(n), 1.0f)));
-  ValueId dst = g.tensor(DType::F32, {n}, "dst");
+  ValueId src = g.constant("src", DType::F32, {n}, ConstantData::from_vector(random_vec<float>(size_t(n), -1.0f, 1.0f)));
+  ValueId dst = g.tensor(DType::F32, {copy ? n : 4}, "dst");
   g.output(dst);
-  g.op("bench.copy_vec4", {src, dst}, "copy");
+  g.op(op, {src, dst}, "stream");
   auto exe = ExecutableGraph::build(std::move(g), dev(), &registry());
-  double sec = run(st, *exe);
+  return {bytes, run(st, *exe)};
+}
+
+void BM_Copy(benchmark::State& st) {
+  auto [bytes, sec] = run_stream(st, "bench.copy_vec4", uint64_t(st.range(0)));
   summary().copy[bytes] = set_counters(st, sec, 2.0 * double(bytes), 0);
   st.SetLabel(fmt::format("{} MB copied", bytes / 1e6));
+}
+
+// Read-only stream of `bytes` (counted once): the read-bandwidth ceiling a GEMV could reach.
+void BM_Read(benchmark::State& st) {
+  auto [bytes, sec] = run_stream(st, "bench.read_vec4", uint64_t(st.range(0)));
+  summary().read[bytes] = set_counters(st, sec, double(bytes), 0);
+  st.SetLabel(fmt::format("{} MB read", bytes / 1e6));
 }
 
 void BM_GemvQ4(benchmark::State& st) {
@@ -130,7 +157,7 @@ void BM_GemvQ4(benchmark::State& st) {
   double sec = run(st, *exe);
   double bytes = double(N * K / 2 + N * K / G * 4 + K * 4 + N * 4);
   double gbps = set_counters(st, sec, bytes, 2.0 * double(N * K));
-  summary().gemv[fmt::format("q4gsw GEMV K {} N {}", K, N)] = {uint64_t(N * K / 2), gbps};
+  summary().gemv[fmt::format("q4gsw GEMV K {} N {}", K, N)] = {uint64_t(N * K / 2), uint64_t(bytes), gbps};
   st.SetLabel(fmt::format("{} dispatches, weights {:.1f} MB", exe->dispatch_count(), double(N * K / 2) / 1e6));
 }
 
@@ -178,12 +205,18 @@ void BM_Gemm(benchmark::State& st) {
 
 }  // namespace
 
-// The GEMVs run before the copies: on an H200 the 2048x128256 GEMV measured 2.7x slower when it ran after the
-// 131 MB copy in the same process (bench/README.md).
+// The GEMVs run first. On the H200 a large buffer measured 2-3x slower in some processes when it was
+// allocated after other benchmarks had run in the same process (2048x128256 GEMV 189-210 us instead of 80,
+// also the 164 MB read and the 131 MB copy); bench/run_h200.sh therefore also runs each GEMV with its references
+// in a fresh process (bench/README.md).
 BENCHMARK(BM_GemvQ4)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Args({2048, 2048})->Args({2048, 8192})->Args({8192, 2048})->Args({2048, 128256});
+// References, filled with random data like the weights: a vec4 copy of each GEMV's code bytes and a plain
+// read of each GEMV's total bytes.
 BENCHMARK(BM_Copy)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Arg(2048 * 2048 / 2)->Arg(2048 * 8192 / 2)->Arg(int64_t(2048) * 128256 / 2);
+BENCHMARK(BM_Read)->UseManualTime()->Unit(benchmark::kMicrosecond)
+    ->Arg(2048 * 2048 * 5 / 8)->Arg(2048 * 8192 * 5 / 8)->Arg(int64_t(2048) * 128256 * 5 / 8);
 BENCHMARK(BM_GemvF32)->UseManualTime()->Unit(benchmark::kMicrosecond)->Args({2048, 2048});
 BENCHMARK(BM_Gemm)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Args({128, 2048, 2048, 0})->Args({512, 2048, 2048, 0})->Args({128, 2048, 2048, 1})->Args({512, 2048, 2048, 1});
@@ -195,15 +228,26 @@ int main(int argc, char** argv) {
   fmt::print("adapter: {} ({}), maxStorageBufferBindingSize {} B, features: {}\n", d.adapter_info().description,
              d.adapter_info().backend, d.limits().maxStorageBufferBindingSize, d.features_string());
   benchmark::RunSpecifiedBenchmarks();
-  // GEMV bandwidth relative to the vec4 copy of the same number of bytes (or the largest copy measured when
-  // the weight exceeds one binding).
+  // Each GEMV against the references nearest its size: the copy of its code bytes and the read of its total
+  // bytes (references are capped at the binding limit, e.g. 128 MiB on lavapipe).
+  auto nearest = [](const std::map<uint64_t, double>& m, uint64_t bytes) {
+    std::pair<uint64_t, double> best{0, 0};
+    double best_d = 1e300;
+    for (const auto& [b, gbps] : m) {
+      double d = std::abs(std::log(double(b) / double(bytes)));
+      if (d < best_d) best_d = d, best = {b, gbps};
+    }
+    return best;
+  };
   for (const auto& [name, r] : summary().gemv) {
-    const auto& [wbytes, gbps] = r;
-    if (summary().copy.empty()) break;
-    auto it = summary().copy.lower_bound(wbytes);
-    if (it == summary().copy.end()) it = std::prev(it);
-    fmt::print("{:<32} {:8.1f} GB/s = {:5.1f}% of the vec4 copy of {:.1f} MB ({:.1f} GB/s)\n", name, gbps,
-               100.0 * gbps / it->second, double(it->first) / 1e6, it->second);
+    std::string line = fmt::format("{:<28} {:7.1f} GB/s", name, r.gbps);
+    auto ref = [&](const char* what, const std::map<uint64_t, double>& m, uint64_t bytes) {
+      auto [b, g] = nearest(m, bytes);
+      if (g > 0) line += fmt::format(" = {:5.1f}% of the {} of {:.1f} MB ({:.0f} GB/s)", 100.0 * r.gbps / g, what, double(b) / 1e6, g);
+    };
+    ref("vec4 copy", summary().copy, r.code_bytes);
+    ref("read", summary().read, r.total_bytes);
+    fmt::print("{}\n", line);
   }
   benchmark::Shutdown();
   return 0;

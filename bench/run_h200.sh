@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every H200 benchmark in one command (run through the device tool, see bench/README.md): adapter info,
 # end-to-end prefill/decode of random-weight Q4_0 models of real shapes (wgrt synth + wgrt bench), a decode
-# kernel breakdown, op benchmarks (q4 GEMV vs vec4 copy, GEMM), attention decode, ViT-B/16.
+# kernel breakdown, op benchmarks (q4 GEMV vs vec4 copy and read, GEMM), attention decode, ViT-B/16.
 # Expects stripped binaries in $BIN (wgrt, wgrt_bench_ops, wgrt_bench_attention, wgrt_bench_vit).
 set -u
 [ -f .devlibs/env.sh ] && source .devlibs/env.sh  # device tool: Vulkan loader, libs, NVIDIA ICD
@@ -19,5 +19,13 @@ echo "== bench llama-3.2-1b q4_0 pp512/tg128"; "$BIN/wgrt" bench -m "$M/llama-3.
 echo "== decode profile llama-3.2-1b"
 "$BIN/wgrt" generate -m "$M/llama-3.2-1b.gguf" -p "hello world" -n 64 --ctx 512 --profile 2>&1 >/dev/null | tail -25
 echo "== ops"; "$BIN/wgrt_bench_ops" --benchmark_min_time=0.2 2>&1 | grep -v '^\*\*\*'
+# Each q4 GEMV again in a fresh process with its own references (copy of its code bytes, read of its total
+# bytes): large buffers were seen 2-3x slower when allocated after other benchmarks in the same process.
+for kn in 2048/2048 2048/8192 8192/2048 2048/128256; do
+  K=${kn%/*} N=${kn#*/}
+  echo "== ops fresh process: q4 GEMV K $K N $N"
+  "$BIN/wgrt_bench_ops" --benchmark_min_time=0.3 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_filter="^BM_GemvQ4/$K/$N/|^BM_Copy/$((K * N / 2))/|^BM_Read/$((K * N * 5 / 8))/" 2>&1 | grep -E 'median|% of'
+done
 echo "== attention"; "$BIN/wgrt_bench_attention" 2>&1 | grep -v '^\*\*\*'
 echo "== vit"; "$BIN/wgrt_bench_vit" --benchmark_filter='VitB16|VitWall|Conv2d' 2>&1 | grep -v '^\*\*\*'

@@ -160,6 +160,18 @@ TEST(Device, BindingAboveLimitIsClearError) {
   }
 }
 
+TEST(Device, BenchReferenceKernelsCompile) {
+  // The read_all entry point of ops/copy/copy_vec4.wgsl serves only the benchmarks: keep it compiling.
+  Device& d = gpu();
+  for (const char* entry : {"main", "read_all"}) {
+    KernelSpec spec;
+    spec.shader = "ops/copy/copy_vec4.wgsl";
+    spec.entry = entry;
+    spec.bindings = {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform};
+    EXPECT_NO_THROW(d.pipelines().get(spec)) << entry;
+  }
+}
+
 TEST(Device, UnknownAdapterListsAvailableOnes) {
   DeviceOptions opts;
   opts.adapter = "no-such-gpu-xyz";
