@@ -135,10 +135,12 @@ TEST(Cli, BadInputGivesOneLineErrors) {
   expect_clean_error(run_cli("generate " + kBin + " --ctx 8 -p \"Once upon a time there was a little girl named Lily\""),
                      "context");
   // Option values out of range: the argument parser's message, exit code 1.
-  for (const char* bad : {"-n -1", "--temp nan", "--top-p 0 --temp 1", "--repeat-penalty -2 --temp 1", "--ctx abc"}) {
+  for (const char* bad : {"-n -1", "--temp nan", "--top-p 0 --temp 1", "--repeat-penalty -2 --temp 1", "--ctx abc",
+                          "--seed -1 --temp 1", "--seed 18446744073709551616 --temp 1"}) {
     RunResult r = run_cli("generate " + kBin + " " + bad);
     EXPECT_EQ(r.exit_code, 1) << bad << ": " << r.err;
     EXPECT_TRUE(r.out.empty()) << bad;
+    EXPECT_LT(r.err.size(), 200u) << bad << ": " << r.err;  // one readable line, no 300-digit range
   }
   // A trace file that cannot be written is an error, not a claim of success.
   expect_clean_error(run_cli("generate " + kBin + " -n 2 --profile --trace /nonexistent-dir/t.json"), "trace");
@@ -164,4 +166,9 @@ TEST(Cli, InfoOpsAndHelp) {
   }
   RunResult bad = run_cli("info --adapter no-such-adapter");
   expect_clean_error(bad, "available adapters");
+  // An unknown command word is named, with the list of commands.
+  RunResult unknown = run_cli("frobnicate");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("unknown command 'frobnicate'"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("generate"), std::string::npos) << unknown.err;
 }

@@ -27,6 +27,22 @@ CLI::Validator count_check() {
       "COUNT");
 }
 
+CLI::Validator seed_check() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        try {
+          size_t used = 0;
+          if (!v.empty() && v[0] != '-' && v[0] != '+') {
+            std::stoull(v, &used);
+            if (used == v.size()) return {};
+          }
+        } catch (const std::exception&) {
+        }
+        return "'" + v + "' is not a whole number in [0, 18446744073709551615]";
+      },
+      "SEED");
+}
+
 CLI::Validator real_check(double lo, double hi, bool open_low, const std::string& what) {
   return CLI::Validator(
       [=](std::string& v) -> std::string {
@@ -73,7 +89,7 @@ void add_generate(CLI::App& app) {
       ->check(real_check(0, 1, false, "a number in [0, 1]"))->capture_default_str();
   cmd->add_option("--repeat-penalty", g->repetition_penalty, "Repetition penalty, > 0 (1 = off)")
       ->check(real_check(0, 100, true, "a number in (0, 100]"))->capture_default_str();
-  cmd->add_option("--seed", g->seed, "Random seed for sampling");
+  cmd->add_option("--seed", g->seed, "Random seed for sampling (>= 0)")->check(seed_check());
   cmd->add_flag("--profile", o->profile, "Print a per-kernel GPU time table (timestamp queries)");
   cmd->add_option("--trace", *trace, "With --profile: write a Chrome trace JSON file here");
   cmd->callback([o, g, prompt, trace, popt] {

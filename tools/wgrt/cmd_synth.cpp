@@ -32,7 +32,7 @@ void add_synth(CLI::App& app) {
   for (const auto& p : models::synth_presets()) names += (names.empty() ? "" : ", ") + p.name;
   cmd->add_option("--preset", o->preset, "Architecture shape: " + names)->required();
   cmd->add_option("--type", o->type, "Weight type of the matrices and token embedding: q4_0, q8_0, f16, f32");
-  cmd->add_option("--seed", o->seed, "Random seed (same seed, same file)");
+  cmd->add_option("--seed", o->seed, "Random seed, >= 0 (same seed, same file)")->check(seed_check());
   cmd->add_option("-o,--output", o->out, "Output .gguf file")->required();
   cmd->callback([o] {
     const auto& c = models::synth_preset(o->preset);

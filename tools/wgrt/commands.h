@@ -12,6 +12,7 @@ namespace wgrt::cli {
 void add_model_options(CLI::App* cmd, LlmOptions& o);
 // Option validators with one-line messages: whole numbers in [0, 1e8]; finite reals in [lo, hi] or (lo, hi].
 CLI::Validator count_check();
+CLI::Validator seed_check();  // a whole number in [0, 2^64 - 1]
 CLI::Validator real_check(double lo, double hi, bool open_low, const std::string& what);
 
 void add_info(CLI::App& app);

@@ -1,6 +1,7 @@
 // wgrt: command-line front end of the wgrt WebGPU inference runtime.
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "commands.h"
 #include "wgrt/error.h"
@@ -14,6 +15,19 @@ int main(int argc, char** argv) {
   wgrt::cli::add_ops(app);
   wgrt::cli::add_graph(app);
   wgrt::cli::add_synth(app);
+  // CLI11 reports an unknown command word as "A subcommand is required": name it and list the commands instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      known = known || sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::fprintf(stderr, "wgrt: error: unknown command '%s' (commands: %s; see wgrt --help)\n", argv[1], names.c_str());
+      return 1;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
