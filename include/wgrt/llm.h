@@ -6,9 +6,10 @@
 //
 // Model files: GGUF v2/v3 (architectures llama, qwen2, qwen3; tensor types F32, F16, BF16, Q8_0, Q4_0 — Q4_0
 // stays 4-bit on the GPU) and llama2.c checkpoints (`.bin`, with the llama2.c tokenizer file).
-// Errors: FormatError (bad or truncated file, tokenizer that does not fit the model), Unsupported (tensor
-// type, architecture), InvalidArgument (bad options, empty prompt without BOS), LimitError (prompt longer
-// than the context, model larger than the device's limits), GpuError (no adapter, device lost).
+// Errors: FormatError (bad or truncated file, a *.gguf file without the GGUF magic, tokenizer that does not
+// fit the model), Unsupported (tensor type, architecture), InvalidArgument (bad options, empty prompt without
+// BOS), LimitError (prompt longer than the context, model larger than the device's limits), GpuError (no
+// adapter, device lost).
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include "formats/gguf.h"
@@ -25,12 +26,19 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// True for a GGUF file (magic "GGUF"); anything else is read as a llama2.c checkpoint, except a file named
+// *.gguf, which is reported as a GGUF file with the wrong magic.
 bool is_gguf(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw FormatError(fmt::format("cannot open model file {}", path));
-  char magic[4] = {};
-  f.read(magic, 4);
-  return f.gcount() == 4 && std::string(magic, 4) == "GGUF";
+  unsigned char magic[4] = {};
+  f.read(reinterpret_cast<char*>(magic), 4);
+  if (f.gcount() == 4 && std::memcmp(magic, "GGUF", 4) == 0) return true;
+  if (path.size() >= 5 && path.compare(path.size() - 5, 5, ".gguf") == 0)
+    throw FormatError(fmt::format("GGUF file '{}': magic is {:02x} {:02x} {:02x} {:02x}, expected 'GGUF' (47 47 55 46){}",
+                                  path, magic[0], magic[1], magic[2], magic[3],
+                                  f.gcount() < 4 ? fmt::format(" (file has {} bytes)", f.gcount()) : ""));
+  return false;
 }
 
 class LlmImpl final : public Llm {

@@ -111,10 +111,12 @@ TEST(Cli, BadInputGivesOneLineErrors) {
   // Truncated GGUF: tensors reach past the end of the file.
   std::string gtrunc = temp_file("trunc.gguf", std::vector<char>(gg.begin(), gg.begin() + long(gg.size() / 2)));
   expect_clean_error(run_cli("generate -m " + gtrunc), "trunc.gguf");
-  // Wrong magic (a GGUF with its magic overwritten is read as a llama2.c checkpoint and rejected).
+  // Wrong magic in a file named .gguf: reported as a GGUF with the wrong magic. Under another name the same
+  // bytes are read as a llama2.c checkpoint and rejected by its header check.
   auto bad = gg;
   bad[0] = 'X';
-  expect_clean_error(run_cli("generate -m " + temp_file("magic.gguf", bad) + " -t " + tok), "magic.gguf");
+  expect_clean_error(run_cli("generate -m " + temp_file("magic.gguf", bad) + " -t " + tok), "expected 'GGUF'");
+  expect_clean_error(run_cli("generate -m " + temp_file("magic.model", bad) + " -t " + tok), "magic.model");
   // Huge tensor count in the GGUF header (offset 8, u64).
   auto huge = gg;
   for (int i = 0; i < 8; ++i) huge[size_t(8 + i)] = char(i == 7 ? 0x10 : 0xff);
