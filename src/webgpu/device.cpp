@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "webgpu/buffer.h"
@@ -54,6 +59,21 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& opts) {
   toggles.chain.sType = WGPUSType_DawnTogglesDescriptor;
   toggles.disabledToggleCount = 1;
   toggles.disabledToggles = disabled;
+  // WGRT_DAWN_TOGGLES="a,b": extra Dawn device toggles for debugging (e.g. dump_shaders,disable_symbol_renaming
+  // prints every WGSL module and the SPIR-V Tint made of it); Dawn's log then goes to stderr.
+  std::vector<std::string> extra_toggles;
+  std::vector<const char*> extra_ptrs;
+  if (const char* e = std::getenv("WGRT_DAWN_TOGGLES")) {
+    std::string list(e);
+    for (size_t at = 0; at <= list.size();) {
+      size_t comma = std::min(list.find(',', at), list.size());
+      if (comma > at) extra_toggles.push_back(list.substr(at, comma - at));
+      at = comma + 1;
+    }
+    for (const std::string& t : extra_toggles) extra_ptrs.push_back(t.c_str());
+    toggles.enabledToggleCount = extra_ptrs.size();
+    toggles.enabledToggles = extra_ptrs.data();
+  }
 
   WGPUDeviceDescriptor desc{};
   desc.nextInChain = &toggles.chain;
@@ -86,6 +106,13 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& opts) {
   if (!res.device)
     throw GpuError(fmt::format("device request on '{}' failed: {}", d->adapter_.info.summary(), res.message));
   d->device_ = res.device;
+  if (!extra_toggles.empty()) {
+    WGPULoggingCallbackInfo log{};
+    log.callback = [](WGPULoggingType, WGPUStringView m, void*, void*) {
+      std::fprintf(stderr, "dawn: %.*s\n", int(m.length == WGPU_STRLEN ? std::strlen(m.data) : m.length), m.data);
+    };
+    wgpuDeviceSetLoggingCallback(d->device_, log);
+  }
   d->queue_.reset(wgpuDeviceGetQueue(d->device_));
   d->limits_.nextInChain = nullptr;
   if (wgpuDeviceGetLimits(d->device_, &d->limits_) != WGPUStatus_Success) throw GpuError("wgpuDeviceGetLimits failed");

@@ -152,6 +152,20 @@ TEST(Cli, BadInputGivesOneLineErrors) {
   EXPECT_NE(r.exit_code, -1);
 }
 
+TEST(Cli, DawnTogglesDumpKernels) {
+  // WGRT_DAWN_TOGGLES passes toggles to Dawn and forwards its log: dump_shaders prints each kernel's WGSL and
+  // the SPIR-V made of it; the generated text is unchanged.
+  RunResult plain = run_cli("generate " + kBin + " -n 4 --temp 0");
+  setenv("WGRT_DAWN_TOGGLES", "dump_shaders,disable_symbol_renaming", 1);
+  RunResult dumped = run_cli("generate " + kBin + " -n 4 --temp 0");
+  unsetenv("WGRT_DAWN_TOGGLES");
+  ASSERT_EQ(dumped.exit_code, 0) << dumped.err.substr(0, 500);
+  EXPECT_NE(dumped.err.find("dawn: // Dumped WGSL:"), std::string::npos);
+  EXPECT_NE(dumped.err.find("OpEntryPoint GLCompute"), std::string::npos);
+  EXPECT_EQ(plain.err.find("Dumped WGSL"), std::string::npos);
+  EXPECT_EQ(dumped.out, plain.out);
+}
+
 TEST(Cli, InfoOpsAndHelp) {
   RunResult info = run_cli("info");
   ASSERT_EQ(info.exit_code, 0) << info.err;
