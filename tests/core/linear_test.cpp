@@ -131,6 +131,7 @@ const std::vector<Case> kGemvCases = {
     {1, 32, 1, true},     {1, 96, 5, false},     {1, 160, 67, true},   {1, 2048, 300, false},
     {1, 4096, 37, true},  {1, 1056, 129, false}, {1, 2048, 67, true, 64}, {1, 4096, 5, false, 128},
     {1, 384, 33, true, 128},
+    {1, 8192, 5, true},  // staged-x shapes: K * 4 bytes exceed lavapipe's 32 KiB workgroup memory, x is read directly
 };
 
 void check_gemv_cases(const std::string& tag, uint32_t seed) {
@@ -142,7 +143,8 @@ void check_gemv_cases(const std::string& tag, uint32_t seed) {
 
 TEST(Linear, Q4gswGemvWorkgroupRouteShapes) {
   // The workgroup-memory kernel (the route on devices without subgroups), at its default and other shapes.
-  for (const char* shape : {"", "64,4,4", "16,8,8", "32,8,2", "8,32,1", "256,1,8"}) {
+  for (const char* shape : {"", "64,4,4", "16,8,8", "32,8,2", "8,32,1", "256,1,8", "64,4,4,1", "16,8,8,1", "32,8,8,1",
+                            "32,8,2,1", "8,32,1,1", "256,1,8,1"}) {
     ScopedEnv env{{"WGRT_GEMV_Q4_ROUTE", "wg"}, {"WGRT_GEMV_Q4", shape}};
     check_gemv_cases(fmt::format("wg route shape '{}'", shape), 300);
   }

@@ -1,13 +1,18 @@
 // q4gsw GEMV (decode, M = 1), workgroup-memory route (any device): out[n_base + n] = sum_k x[k] * W[n][k]
 // (+ bias[n_base + n]) for n < N, with W in the q4gsw layout (ops/linear/q4gsw.h) bound from row 0 of this
-// dispatch's slice. gemv_q4_sg.wgsl is the faster route on devices with subgroups.
+// dispatch's slice. (gemv_q4_sg.wgsl, the subgroup variant, is opt-in: it measured slower on an H200.)
 //
-// Workgroup of TR row lanes x TK k lanes (defaults 4 x 64, RPT 4: 16 rows per workgroup); each invocation owns
+// Workgroup of TR row lanes x TK k lanes (shape rule in linear.cpp, e.g. 4 x 64 with RPT 4: 16 rows per
+// workgroup); each invocation owns
 // RPT rows (rows wg*TR*RPT + r + TR*i) and walks K in vec4<u32> steps (32 codes, 4 words) strided by TK lanes,
 // so a row lane reads TK*16 contiguous bytes per step. The 32 x values of a step are loaded once and reused for
 // the RPT rows; codes are decoded with q4_dot32 (ops/linear/q4_decode.wgsl), times the group's scale (G >= 32:
 // one scale per step). Partial sums are reduced in workgroup memory in two parallel stages (TK/RPT threads per
 // row sum RPT partials each, then one thread per row sums those). Grid: 1-D, folded (linear_workgroup).
+// XV > 0 (GPUs): the workgroup first copies x (XV = K / 4 vec4) into workgroup memory, transposed to [8][K / 32]
+// so that the TK lanes of a row, which need the same vec4 slot of consecutive 32-element chunks, read
+// consecutive addresses; from global memory those lanes would touch TK different cache lines per load, which
+// made the x reads, not the weight stream, the bound on an H200 (bench/README.md).
 #include "ops/common/index.wgsl"
 #include "ops/linear/gemv_params.wgsl"
 #include "ops/linear/q4_decode.wgsl"
@@ -15,6 +20,7 @@
 override RPT : u32 = 4u;  // rows per invocation, 1..8
 override TK : u32 = 64u;  // k lanes
 override TR : u32 = 4u;   // row lanes; TR * RPT * (TK + 1) <= 2112, RPT <= TK, TK % RPT == 0
+override XV : u32 = 0u;   // x staged in workgroup memory: K / 4 vec4 (0: read from the storage buffer)
 
 var<private> m_row : u32;  // row of x / out (M > 1 runs one grid layer per row)
 
@@ -26,6 +32,7 @@ var<private> m_row : u32;  // row of x / out (M > 1 runs one grid layer per row)
 @group(0) @binding(5) var<uniform> p : Params;
 
 var<workgroup> part : array<f32, 2112>;  // [TR * RPT rows][TK + 1] (padded against bank conflicts)
+var<workgroup> xs : array<vec4<f32>, max(XV, 1u)>;  // [8][K / 32]: xs[w * K / 32 + v] = x[8 v + w]
 
 @compute @workgroup_size(TK * TR)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
@@ -44,11 +51,21 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   for (var i = 0u; i < RPT; i++) {
     row_idx[i] = min(wg * rows + r + TR * i, p.N - 1u);
   }
+  if (XV > 0u) {
+    for (var i = lid; i < XV; i += TK * TR) {
+      xs[(i % 8u) * (XV / 8u) + i / 8u] = x[m_row * XV + i];
+    }
+    workgroupBarrier();
+  }
   var acc : array<f32, 8>;
   for (var v = t; v < nv; v += TK) {
     var xv : array<vec4<f32>, 8>;
     for (var w = 0u; w < 8u; w++) {
-      xv[w] = x[m_row * (p.K / 4u) + v * 8u + w];
+      if (XV > 0u) {
+        xv[w] = xs[w * (XV / 8u) + v];
+      } else {
+        xv[w] = x[m_row * (p.K / 4u) + v * 8u + w];
+      }
     }
     let g = (v * 32u) / p.group;
     for (var i = 0u; i < RPT; i++) {

@@ -37,22 +37,27 @@ struct GemvParams {
 constexpr uint32_t kRptF32 = 4;
 constexpr int64_t kGemvMaxRows = 8;  // M up to this takes the GEMV route (one grid layer per row)  // f32 GEMV rows per invocation; a workgroup covers 8 * RPT rows
 
-// q4 GEMV, workgroup-memory route (gemv_q4.wgsl): k lanes x row lanes, rows per invocation. Shape rule
-// (H200 sweep, bench/README.md): 16 x 8 x 8 (64 rows per workgroup, 16 loads of 16 B in flight per thread) when
-// N gives >= 512 such workgroups, else 64 x 4 x 4 (16 rows per workgroup: more workgroups for small N). On CPU
-// adapters 16 x 8 x 8 at every N: each x load then serves 8 rows instead of 4, which measured 2.3-2.8x faster
-// on lavapipe at N 2048 / 8192 (bench/README.md).
-// WGRT_GEMV_Q4="TK,TR,RPT" overrides it (tuning experiments; TK * TR <= 256, TR * RPT * (TK + 1) <= 2112,
-// RPT <= min(8, TK), TK % RPT == 0).
+// q4 GEMV, workgroup-memory route (gemv_q4.wgsl): k lanes x row lanes x rows per invocation, and whether x is
+// staged in workgroup memory. Shape rule (H200 and lavapipe sweeps, bench/README.md):
+//   GPUs: x staged (when K * 4 bytes fit beside the reduction buffer), 32 x 8 x 8 (64 rows per workgroup) when
+//         N >= 32768, else 64 x 4 x 4 (16 rows per workgroup: more workgroups for small N). H200, K 2048:
+//         N 128256 76.4 us (unstaged 16 x 8 x 8, the previous rule: 80); N 2048 / 8192 at K 2048 / 8192:
+//         10.0 / 13.5 / 14.3 us (unstaged: 10.0 / 14.4 / 16.4).
+//   CPU adapters: 16 x 8 x 8 unstaged at every N: each x load then serves 8 rows instead of 4 (2.3-2.8x faster on
+//         lavapipe than 64 x 4 x 4), and staging would add a workgroup barrier, which CPU drivers pay for.
+// WGRT_GEMV_Q4="TK,TR,RPT[,STAGE]" overrides it (tuning experiments; TK * TR <= 256, TR * RPT * (TK + 1) <= 2112,
+// RPT <= min(8, TK), TK % RPT == 0, STAGE 0 or 1, default 0).
 struct GemvQ4Shape {
-  uint32_t tk = 64, tr = 4, rpt = 4;
+  uint32_t tk = 64, tr = 4, rpt = 4, stage = 0;  // stage: x staged in workgroup memory (XV = K / 4)
 };
 GemvQ4Shape gemv_q4_shape(int64_t N, bool cpu_adapter) {
   GemvQ4Shape s;
-  if (N >= 512 * 64 || cpu_adapter) s = {16, 8, 8};
+  if (cpu_adapter) s = {16, 8, 8, 0};
+  else if (N >= 32768) s = {32, 8, 8, 1};
+  else s = {64, 4, 4, 1};
   if (const char* e = std::getenv("WGRT_GEMV_Q4")) {
     GemvQ4Shape t;
-    if (std::sscanf(e, "%u,%u,%u", &t.tk, &t.tr, &t.rpt) == 3 && t.tk * t.tr <= 256 && t.tk * t.tr >= 1 &&
+    if (std::sscanf(e, "%u,%u,%u,%u", &t.tk, &t.tr, &t.rpt, &t.stage) >= 3 && t.stage <= 1 && t.tk * t.tr <= 256 && t.tk * t.tr >= 1 &&
         t.rpt >= 1 && t.rpt <= 8 && t.rpt <= t.tk && t.tk % t.rpt == 0 && t.tr * t.rpt * (t.tk + 1) <= 2112)
       s = t;
   }
@@ -178,8 +183,10 @@ void build_linear(OpBuilder& b, bool q4) {
       gemv_rows = sg.rpt * sg.bw;
     } else {
       const GemvQ4Shape q4s = gemv_q4_shape(N, b.device().adapter_info().type == WGPUAdapterType_CPU);
+      // Staged x needs K * 4 bytes of workgroup memory beside the 2112-float reduction buffer.
+      const bool stage = q4s.stage && uint64_t(K) * 4 + 2112 * 4 <= b.device().limits().maxComputeWorkgroupStorageSize;
       gemv_spec = {"ops/linear/gemv_q4.wgsl", "main", bt,
-                   {{"RPT", double(q4s.rpt)}, {"TK", double(q4s.tk)}, {"TR", double(q4s.tr)}}, {}};
+                   {{"RPT", double(q4s.rpt)}, {"TK", double(q4s.tk)}, {"TR", double(q4s.tr)}, {"XV", stage ? double(K / 4) : 0.0}}, {}};
       gemv_rows = q4s.tr * q4s.rpt;
     }
   } else {
