@@ -60,14 +60,18 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& opts) {
   toggles.disabledToggleCount = 1;
   toggles.disabledToggles = disabled;
   // WGRT_DAWN_TOGGLES="a,b": extra Dawn device toggles for debugging (e.g. dump_shaders,disable_symbol_renaming
-  // prints every WGSL module and the SPIR-V Tint made of it); Dawn's log then goes to stderr.
+  // prints every WGSL module and the SPIR-V Tint made of it); Dawn's log then goes to stderr. Dawn ignores names
+  // it does not know, without a message.
   std::vector<std::string> extra_toggles;
   std::vector<const char*> extra_ptrs;
   if (const char* e = std::getenv("WGRT_DAWN_TOGGLES")) {
     std::string list(e);
     for (size_t at = 0; at <= list.size();) {
       size_t comma = std::min(list.find(',', at), list.size());
-      if (comma > at) extra_toggles.push_back(list.substr(at, comma - at));
+      std::string name = list.substr(at, comma - at);
+      name.erase(0, std::min(name.find_first_not_of(" \t"), name.size()));  // names as Dawn spells them, blanks trimmed
+      name.erase(name.find_last_not_of(" \t") + 1);
+      if (!name.empty()) extra_toggles.push_back(name);
       at = comma + 1;
     }
     for (const std::string& t : extra_toggles) extra_ptrs.push_back(t.c_str());
@@ -126,12 +130,23 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& opts) {
 Device::~Device() {
   staging_.reset();
   pipelines_.reset();
+  // wgpuDeviceDestroy waits for the queue without a limit. After a GPU wait timed out, the work behind it may
+  // never finish (a hung kernel): give it one more timeout, and abandon the device (leak it) if it is still busy,
+  // so that the error can still reach the user.
+  bool abandon = false;
+  if (device_ && queue_ && !lost_ && instance_ && instance_->had_timeout()) {
+    try {
+      wait_idle();
+    } catch (const Error&) {
+      abandon = true;
+    }
+  }
   queue_.reset();
-  if (device_) {
+  if (device_ && !abandon) {
     wgpuDeviceDestroy(device_);
     wgpuDeviceRelease(device_);
   }
-  if (instance_) wgpuInstanceProcessEvents(instance_->get());
+  if (instance_ && !abandon) wgpuInstanceProcessEvents(instance_->get());
 }
 
 std::string Device::features_string() const {

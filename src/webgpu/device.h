@@ -31,6 +31,9 @@ class Device {
  public:
   // Throws InvalidArgument (no matching adapter, with the list) or GpuError (device request failed).
   static std::unique_ptr<Device> create(const DeviceOptions& opts = {});
+  // Destroys the device. After any GPU wait of this process timed out, it first waits once more (the same
+  // limit) for the queue; if the GPU is still busy, the device is abandoned (its memory stays allocated until
+  // the process ends) instead of waiting forever on a hung kernel.
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;

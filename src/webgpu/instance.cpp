@@ -67,9 +67,11 @@ void Instance::wait(WGPUFuture f, const char* what, uint64_t timeout_ns) const {
   if (f.id == 0) throw GpuError(fmt::format("{}: Dawn returned a null future", what));
   WGPUFutureWaitInfo info{f, 0};
   WGPUWaitStatus st = wgpuInstanceWaitAny(inst_.get(), 1, &info, timeout_ns);
-  if (st == WGPUWaitStatus_TimedOut)
+  if (st == WGPUWaitStatus_TimedOut) {
+    had_timeout_ = true;
     throw GpuError(fmt::format("{} timed out after {:.0f} s (GPU hung or overloaded; WGRT_GPU_TIMEOUT_S sets the limit)",
                                what, double(timeout_ns) / 1e9));
+  }
   if (st != WGPUWaitStatus_Success || !info.completed)
     throw GpuError(fmt::format("{}: wgpuInstanceWaitAny failed (status {})", what, int(st)));
 }

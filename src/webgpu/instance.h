@@ -6,6 +6,7 @@
 // the adapter type ("discrete", "integrated", "cpu"), or the vendor/device/description strings. Which
 // Vulkan drivers exist at all is decided by the Vulkan loader (VK_ICD_FILENAMES is honoured).
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -50,6 +51,8 @@ class Instance {
   // after N s") or misuse. The default comes from WGRT_GPU_TIMEOUT_S (seconds, default 300).
   void wait(WGPUFuture f, const char* what, uint64_t timeout_ns = default_timeout_ns()) const;
   static uint64_t default_timeout_ns();
+  // True once any wait() has timed out: work submitted earlier may still be running (or stuck).
+  bool had_timeout() const { return had_timeout_.load(); }
 
   // Every adapter Dawn offers (Vulkan, plus OpenGL/OpenGLES in compatibility mode), deduplicated.
   const std::vector<Adapter>& adapters();
@@ -62,6 +65,7 @@ class Instance {
   InstanceHandle inst_;
   std::vector<Adapter> adapters_;
   bool listed_ = false;
+  mutable std::atomic<bool> had_timeout_{false};
 };
 
 // Checks that every function in dawn_api.h is exported by the process (i.e. by libwebgpu_wrapper.so).

@@ -1,5 +1,6 @@
 // Device layer on a real adapter: creation, buffers, a dispatch checked against the CPU, WGSL errors with
 // line info, limit errors, adapter selection errors.
+#include <chrono>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -158,6 +159,44 @@ TEST(Device, BindingAboveLimitIsClearError) {
     EXPECT_NE(std::string(e.what()).find("big.tensor"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("maxStorageBufferBindingSize"), std::string::npos) << e.what();
   }
+}
+
+TEST(Device, DestroyAfterHungKernelIsBounded) {
+  // A kernel that never ends (it waits for a value nobody writes): the read times out, and destroying the
+  // device afterwards must not wait forever (it waits once more, then abandons the device).
+  setenv("WGRT_GPU_TIMEOUT_S", "1", 1);
+  auto t0 = std::chrono::steady_clock::now();
+  {
+    std::unique_ptr<Device> d = Device::create();
+    KernelSpec spec;
+    spec.shader = "test/hang.wgsl";
+    spec.inline_source = R"(
+@group(0) @binding(0) var<storage, read_write> y : array<u32>;
+@compute @workgroup_size(1)
+fn main() {
+  var acc = 0u;
+  loop {
+    if (y[1] != 0u) { break; }
+    acc += 1u;
+    y[0] = acc;
+  }
+}
+)";
+    spec.bindings = {BindingType::Storage};
+    const Pipeline& p = d->pipelines().get(spec);
+    Buffer y(*d, 16, BufferKind::Storage, "hang.y");
+    BufferBinding binds[] = {{y.get(), 0, 16, "y"}};
+    run(*d, p, binds, Grid{1, 1, 1});
+    try {
+      y.read_vector<uint32_t>(1);
+      ADD_FAILURE() << "the endless kernel returned";
+    } catch (const GpuError& e) {
+      EXPECT_NE(std::string(e.what()).find("timed out"), std::string::npos) << e.what();
+    }
+  }
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  unsetenv("WGRT_GPU_TIMEOUT_S");
+  EXPECT_LT(s, 30.0);  // 1 s read timeout + 1 s more at destruction, plus set-up
 }
 
 TEST(Device, BenchReferenceKernelsCompile) {
