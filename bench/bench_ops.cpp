@@ -240,13 +240,14 @@ int main(int argc, char** argv) {
     return best;
   };
   for (const auto& [name, r] : summary().gemv) {
-    std::string line = fmt::format("{:<28} {:7.1f} GB/s", name, r.gbps);
+    std::string line = fmt::format("{:<28} {:7.1f} GB/s:", name, r.gbps);
     auto ref = [&](const char* what, const std::map<uint64_t, double>& m, uint64_t bytes) {
       auto [b, g] = nearest(m, bytes);
-      if (g > 0) line += fmt::format(" = {:5.1f}% of the {} of {:.1f} MB ({:.0f} GB/s)", 100.0 * r.gbps / g, what, double(b) / 1e6, g);
+      if (g > 0) line += fmt::format(" {:5.1f}% of the {} of {:.1f} MB ({:.0f} GB/s);", 100.0 * r.gbps / g, what, double(b) / 1e6, g);
     };
-    ref("vec4 copy", summary().copy, r.code_bytes);
+    ref("vec4 copy (read + write)", summary().copy, r.code_bytes);
     ref("read", summary().read, r.total_bytes);
+    if (line.back() == ';') line.pop_back();
     fmt::print("{}\n", line);
   }
   benchmark::Shutdown();

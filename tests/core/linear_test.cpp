@@ -160,6 +160,21 @@ TEST(Linear, Q4gswGemvSubgroupRouteShapes) {
   }
 }
 
+TEST(Linear, MalformedGemvKnobsAreIgnored) {
+  // Values that wrapped around in 32-bit products (and once ran a kernel that never ended), signs, trailing text,
+  // out-of-range fields: the knob is ignored and the default shape gives correct results.
+  for (const char* shape : {"-1,-200,1", "4294967295,4294967295,1", "65537,1,1", "16,8,8junk", "16,8,3", "16,8,8,2",
+                            " 16,8,8", "16,,8", ",", "abc"}) {
+    ScopedEnv env{{"WGRT_GEMV_Q4_ROUTE", "wg"}, {"WGRT_GEMV_Q4", shape}, {"WGRT_GPU_TIMEOUT_S", "30"}};
+    check_gemv_cases(fmt::format("wg route knob '{}'", shape), 700);
+  }
+  if (!gpu().has_subgroups()) return;
+  for (const char* shape : {"1,-1,-1", "4294967295,1,1", "8,8,8,8"}) {
+    ScopedEnv env{{"WGRT_GEMV_Q4_ROUTE", "sg"}, {"WGRT_GEMV_Q4_SG", shape}, {"WGRT_GPU_TIMEOUT_S", "30"}};
+    check_gemv_cases(fmt::format("sg route knob '{}'", shape), 800);
+  }
+}
+
 TEST(Linear, MChangesBetweenExecutesOnOneGraph) {
   for (bool q4 : {false, true}) {
     const int64_t K = 160, N = 67;

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
@@ -37,6 +38,30 @@ struct GemvParams {
 constexpr uint32_t kRptF32 = 4;
 constexpr int64_t kGemvMaxRows = 8;  // M up to this takes the GEMV route (one grid layer per row)  // f32 GEMV rows per invocation; a workgroup covers 8 * RPT rows
 
+// Tuning knobs: "a,b,c[,d]" of whole numbers 0..65536 (digits and commas only). Returns the values, or an empty
+// vector when the text is malformed (the knob is then ignored).
+std::vector<uint32_t> parse_knob(const char* e, size_t min_n, size_t max_n) {
+  std::vector<uint32_t> v;
+  uint64_t cur = 0;
+  bool digit = false;
+  for (const char* c = e;; ++c) {
+    if (*c >= '0' && *c <= '9') {
+      cur = cur * 10 + uint64_t(*c - '0');
+      digit = true;
+      if (cur > 65536) return {};
+    } else if ((*c == ',' || *c == '\0') && digit) {
+      v.push_back(uint32_t(cur));
+      cur = 0;
+      digit = false;
+      if (*c == '\0') break;
+    } else {
+      return {};
+    }
+  }
+  if (v.size() < min_n || v.size() > max_n) return {};
+  return v;
+}
+
 // q4 GEMV, workgroup-memory route (gemv_q4.wgsl): k lanes x row lanes x rows per invocation, and whether x is
 // staged in workgroup memory. Shape rule (H200 and lavapipe sweeps, bench/README.md):
 //   GPUs: x staged (when K * 4 bytes fit beside the reduction buffer), 32 x 8 x 8 (64 rows per workgroup) when
@@ -46,7 +71,7 @@ constexpr int64_t kGemvMaxRows = 8;  // M up to this takes the GEMV route (one g
 //   CPU adapters: 16 x 8 x 8 unstaged at every N: each x load then serves 8 rows instead of 4 (2.3-2.8x faster on
 //         lavapipe than 64 x 4 x 4), and staging would add a workgroup barrier, which CPU drivers pay for.
 // WGRT_GEMV_Q4="TK,TR,RPT[,STAGE]" overrides it (tuning experiments; TK * TR <= 256, TR * RPT * (TK + 1) <= 2112,
-// RPT <= min(8, TK), TK % RPT == 0, STAGE 0 or 1, default 0).
+// RPT <= min(8, TK), TK % RPT == 0, STAGE 0 or 1, default 0; anything else is ignored).
 struct GemvQ4Shape {
   uint32_t tk = 64, tr = 4, rpt = 4, stage = 0;  // stage: x staged in workgroup memory (XV = K / 4)
 };
@@ -56,10 +81,14 @@ GemvQ4Shape gemv_q4_shape(int64_t N, bool cpu_adapter) {
   else if (N >= 32768) s = {32, 8, 8, 1};
   else s = {64, 4, 4, 1};
   if (const char* e = std::getenv("WGRT_GEMV_Q4")) {
-    GemvQ4Shape t;
-    if (std::sscanf(e, "%u,%u,%u,%u", &t.tk, &t.tr, &t.rpt, &t.stage) >= 3 && t.stage <= 1 && t.tk * t.tr <= 256 && t.tk * t.tr >= 1 &&
-        t.rpt >= 1 && t.rpt <= 8 && t.rpt <= t.tk && t.tk % t.rpt == 0 && t.tr * t.rpt * (t.tk + 1) <= 2112)
-      s = t;
+    const std::vector<uint32_t> v = parse_knob(e, 3, 4);
+    if (!v.empty()) {
+      const GemvQ4Shape t{v[0], v[1], v[2], v.size() > 3 ? v[3] : 0};
+      const uint64_t tk = t.tk, tr = t.tr, rpt = t.rpt;  // 64-bit products: no wrap-around
+      if (t.stage <= 1 && tk >= 1 && tr >= 1 && tk * tr <= 256 && rpt >= 1 && rpt <= 8 && rpt <= tk && tk % rpt == 0 &&
+          tr * rpt * (tk + 1) <= 2112)
+        s = t;
+    }
   }
   return s;
 }
@@ -67,7 +96,7 @@ GemvQ4Shape gemv_q4_shape(int64_t N, bool cpu_adapter) {
 // q4 GEMV, subgroup route (gemv_q4_sg.wgsl): RPT rows per block, BW blocks per workgroup, KS K-slices per
 // block. Chosen from the shape (N rows, K): enough subgroup tasks in flight for small N (split K), more rows
 // per subgroup (more independent loads, x reused) for large N. WGRT_GEMV_Q4_SG="RPT,BW,KS" overrides it
-// (RPT 1..8, BW * KS 1..64, BW * RPT * KS <= 1024).
+// (RPT 1..8, BW * KS 1..64, BW * RPT * KS <= 1024; anything else is ignored).
 struct GemvQ4SgShape {
   uint32_t rpt = 4, bw = 8, ks = 1;
 };
@@ -84,10 +113,11 @@ GemvQ4SgShape gemv_q4_sg_shape(int64_t N, int64_t K) {
   // Split K when a row is long (more than 2 steps per lane of a 32-wide subgroup).
   if (N < 32768 && nv >= 128) s.ks = 2, s.bw = 4;
   if (const char* e = std::getenv("WGRT_GEMV_Q4_SG")) {
-    GemvQ4SgShape t;
-    if (std::sscanf(e, "%u,%u,%u", &t.rpt, &t.bw, &t.ks) == 3 && t.rpt >= 1 && t.rpt <= 8 && t.bw >= 1 && t.ks >= 1 &&
-        t.bw * t.ks <= 64 && t.bw * t.rpt * t.ks <= 1024)
-      s = t;
+    const std::vector<uint32_t> v = parse_knob(e, 3, 3);
+    if (!v.empty()) {
+      const uint64_t rpt = v[0], bw = v[1], ks = v[2];  // 64-bit products: no wrap-around
+      if (rpt >= 1 && rpt <= 8 && bw >= 1 && ks >= 1 && bw * ks <= 64 && bw * rpt * ks <= 1024) s = {v[0], v[1], v[2]};
+    }
   }
   return s;
 }
