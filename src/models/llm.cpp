@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -27,17 +29,25 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // True for a GGUF file (magic "GGUF"); anything else is read as a llama2.c checkpoint, except a file named
-// *.gguf, which is reported as a GGUF file with the wrong magic.
+// *.gguf (any case), which is reported as a GGUF file with the wrong magic.
 bool is_gguf(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw FormatError(fmt::format("cannot open model file {}", path));
+  if (!f) throw FormatError(fmt::format("cannot open model file '{}': {}", path, std::strerror(errno)));
   unsigned char magic[4] = {};
   f.read(reinterpret_cast<char*>(magic), 4);
-  if (f.gcount() == 4 && std::memcmp(magic, "GGUF", 4) == 0) return true;
-  if (path.size() >= 5 && path.compare(path.size() - 5, 5, ".gguf") == 0)
-    throw FormatError(fmt::format("GGUF file '{}': magic is {:02x} {:02x} {:02x} {:02x}, expected 'GGUF' (47 47 55 46){}",
-                                  path, magic[0], magic[1], magic[2], magic[3],
-                                  f.gcount() < 4 ? fmt::format(" (file has {} bytes)", f.gcount()) : ""));
+  const auto got = size_t(f.gcount());
+  if (got == 4 && std::memcmp(magic, "GGUF", 4) == 0) return true;
+  std::string ext = path.size() >= 5 ? path.substr(path.size() - 5) : "";
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == ".gguf") {
+    std::string found;
+    for (size_t i = 0; i < got; ++i) found += fmt::format("{}{:02x}", i ? " " : "", magic[i]);
+    throw FormatError(fmt::format("GGUF file '{}': {}, expected the magic 'GGUF' (47 47 55 46); a llama2.c "
+                                  "checkpoint must not be named .gguf",
+                                  path, got == 0 ? std::string("the file is empty")
+                                                 : fmt::format("it starts with {}{}", found,
+                                                               got < 4 ? fmt::format(" (file has {} byte{})", got, got == 1 ? "" : "s") : "")));
+  }
   return false;
 }
 

@@ -115,7 +115,9 @@ TEST(Cli, BadInputGivesOneLineErrors) {
   // bytes are read as a llama2.c checkpoint and rejected by its header check.
   auto bad = gg;
   bad[0] = 'X';
-  expect_clean_error(run_cli("generate -m " + temp_file("magic.gguf", bad) + " -t " + tok), "expected 'GGUF'");
+  expect_clean_error(run_cli("generate -m " + temp_file("magic.gguf", bad) + " -t " + tok), "expected the magic 'GGUF'");
+  expect_clean_error(run_cli("generate -m " + temp_file("empty.gguf", {})), "the file is empty");
+  expect_clean_error(run_cli("generate -m " + temp_file("two.GGUF", {'G', 'G'})), "starts with 47 47 (file has 2 bytes)");
   expect_clean_error(run_cli("generate -m " + temp_file("magic.model", bad) + " -t " + tok), "magic.model");
   // Huge tensor count in the GGUF header (offset 8, u64).
   auto huge = gg;
@@ -138,9 +140,10 @@ TEST(Cli, BadInputGivesOneLineErrors) {
                      "context");
   // Option values out of range: the argument parser's message, exit code 1.
   for (const char* bad : {"-n -1", "--temp nan", "--top-p 0 --temp 1", "--repeat-penalty -2 --temp 1", "--ctx abc",
-                          "--seed -1 --temp 1", "--seed 18446744073709551616 --temp 1"}) {
+                          "--seed -1 --temp 1", "--seed 18446744073709551616 --temp 1", "--seed ' -5' --temp 1",
+                          "--seed ' 5' --temp 1", "--seed 0x10 --temp 1"}) {
     RunResult r = run_cli("generate " + kBin + " " + bad);
-    EXPECT_EQ(r.exit_code, 1) << bad << ": " << r.err;
+    expect_clean_error(r, bad[0] == '-' && bad[1] == '-' ? std::string(bad).substr(0, std::string(bad).find(' ')) : "");
     EXPECT_TRUE(r.out.empty()) << bad;
     EXPECT_LT(r.err.size(), 200u) << bad << ": " << r.err;  // one readable line, no 300-digit range
   }
@@ -156,12 +159,13 @@ TEST(Cli, DawnTogglesDumpKernels) {
   // WGRT_DAWN_TOGGLES passes toggles to Dawn and forwards its log: dump_shaders prints each kernel's WGSL and
   // the SPIR-V made of it; the generated text is unchanged.
   RunResult plain = run_cli("generate " + kBin + " -n 4 --temp 0");
-  setenv("WGRT_DAWN_TOGGLES", "dump_shaders,disable_symbol_renaming", 1);
+  setenv("WGRT_DAWN_TOGGLES", " dump_shaders , disable_symbol_renaming,,no_such_toggle", 1);
   RunResult dumped = run_cli("generate " + kBin + " -n 4 --temp 0");
   unsetenv("WGRT_DAWN_TOGGLES");
   ASSERT_EQ(dumped.exit_code, 0) << dumped.err.substr(0, 500);
   EXPECT_NE(dumped.err.find("dawn: // Dumped WGSL:"), std::string::npos);
   EXPECT_NE(dumped.err.find("OpEntryPoint GLCompute"), std::string::npos);
+  EXPECT_NE(dumped.err.find("OpName"), std::string::npos);  // disable_symbol_renaming took effect despite the blanks
   EXPECT_EQ(plain.err.find("Dumped WGSL"), std::string::npos);
   EXPECT_EQ(dumped.out, plain.out);
 }
@@ -182,9 +186,13 @@ TEST(Cli, InfoOpsAndHelp) {
   }
   RunResult bad = run_cli("info --adapter no-such-adapter");
   expect_clean_error(bad, "available adapters");
-  // An unknown command word is named, with the list of commands.
-  RunResult unknown = run_cli("frobnicate");
-  EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_NE(unknown.err.find("unknown command 'frobnicate'"), std::string::npos) << unknown.err;
-  EXPECT_NE(unknown.err.find("generate"), std::string::npos) << unknown.err;
+  // An unknown command word or option is named, with the list of commands; no command at all says so.
+  expect_clean_error(run_cli("frobnicate"), "unknown command 'frobnicate' (commands: info, generate");
+  expect_clean_error(run_cli("-x"), "unknown option '-x'");
+  expect_clean_error(run_cli("\"$(printf 'foo\\nbar')\""), "unknown command 'foo?bar'");  // control characters masked
+  expect_clean_error(run_cli(""), "no command given");
+  expect_clean_error(run_cli("info extra"), "extra");
+  RunResult version = run_cli("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out.rfind("wgrt ", 0), 0u) << version.out;
 }

@@ -30,13 +30,13 @@ CLI::Validator count_check() {
 CLI::Validator seed_check() {
   return CLI::Validator(
       [](std::string& v) -> std::string {
-        try {
-          size_t used = 0;
-          if (!v.empty() && v[0] != '-' && v[0] != '+') {
-            std::stoull(v, &used);
-            if (used == v.size()) return {};
+        // Digits only (std::stoull alone would skip leading blanks and wrap a minus sign).
+        if (!v.empty() && v.size() <= 20 && v.find_first_not_of("0123456789") == std::string::npos) {
+          try {
+            std::stoull(v);
+            return {};
+          } catch (const std::exception&) {  // above 2^64 - 1
           }
-        } catch (const std::exception&) {
         }
         return "'" + v + "' is not a whole number in [0, 18446744073709551615]";
       },

@@ -6,33 +6,62 @@
 #include "commands.h"
 #include "wgrt/error.h"
 
+namespace {
+
+// Text from the command line for an error message: control characters shown as '?', at most 80 characters.
+std::string printable(const char* s) {
+  std::string out;
+  for (const char* c = s; *c && out.size() < 80; ++c) out += (static_cast<unsigned char>(*c) < 0x20 || *c == 0x7f) ? '?' : *c;
+  return out;
+}
+
+// One line: CLI11's messages may contain newlines.
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"wgrt: neural-network inference on any GPU through WebGPU (Dawn)"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("wgrt ") + WGRT_VERSION);
   wgrt::cli::add_info(app);
   wgrt::cli::add_generate(app);
   wgrt::cli::add_bench(app);
   wgrt::cli::add_ops(app);
   wgrt::cli::add_graph(app);
   wgrt::cli::add_synth(app);
-  // CLI11 reports an unknown command word as "A subcommand is required": name it and list the commands instead.
-  if (argc > 1 && argv[1][0] != '-') {
-    bool known = false;
+  // CLI11 reports an unknown command word, or an unknown option before the command, as "A subcommand is
+  // required": name it and list the commands instead.
+  if (argc == 1) {
+    std::fprintf(stderr, "wgrt: error: no command given (commands: info, generate, bench, ops, graph, synth; see wgrt --help)\n");
+    return 1;
+  }
+  {
+    const std::string first = argv[1];
     std::string names;
+    bool known = false;
     for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-      known = known || sub->get_name() == argv[1];
+      known = known || sub->get_name() == first;
       names += (names.empty() ? "" : ", ") + sub->get_name();
     }
-    if (!known) {
-      std::fprintf(stderr, "wgrt: error: unknown command '%s' (commands: %s; see wgrt --help)\n", argv[1], names.c_str());
+    const bool top_option = first == "-h" || first == "--help" || first == "--version";
+    if (!known && !top_option) {
+      std::fprintf(stderr, "wgrt: error: unknown %s '%s' (commands: %s; see wgrt --help)\n",
+                   !first.empty() && first[0] == '-' ? "option" : "command", printable(argv[1]).c_str(), names.c_str());
       return 1;
     }
   }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);  // prints help (code 0) or the parse error
-    return code == 0 ? 0 : 1;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fprintf(stderr, "wgrt: error: %s (see wgrt --help)\n", one_line(e.what()).c_str());
+    return 1;
   } catch (const wgrt::Error& e) {
     std::fprintf(stderr, "wgrt: error: %s\n", e.what());
     return 1;
