@@ -132,6 +132,8 @@ const std::vector<Case> kGemvCases = {
     {1, 4096, 37, true},  {1, 1056, 129, false}, {1, 2048, 67, true, 64}, {1, 4096, 5, false, 128},
     {1, 384, 33, true, 128},
     {1, 8192, 5, true},  // staged-x shapes: K * 4 bytes exceed lavapipe's 32 KiB workgroup memory, x is read directly
+    {3, 160, 67, true},  // M > 1 on the GEMV route: one grid layer per row of x (each stages its own row)
+    {8, 2048, 37, false},
 };
 
 void check_gemv_cases(const std::string& tag, uint32_t seed) {
