@@ -39,6 +39,9 @@ struct GenerateOptions {
   float repetition_penalty = 1.0f;
   uint64_t seed = 0;
   bool add_bos = true;
+  // Called after each prefill chunk of a prompt longer than one chunk (LlmOptions::max_prefill) with the prompt
+  // tokens done so far and the total, once the GPU has finished that chunk; not called for a one-chunk prompt.
+  std::function<void(int done, int total)> on_prefill;
 };
 
 struct GenerateStats {

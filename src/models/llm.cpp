@@ -79,7 +79,7 @@ class LlmImpl final : public Llm {
     load_seconds_ = seconds_since(t0);
   }
 
-  void run(const std::vector<int32_t>& tokens, int pos) {
+  void run(const std::vector<int32_t>& tokens, int pos, const std::function<void(int, int)>& on_chunk = {}) {
     if (tokens.empty()) throw InvalidArgument("forward: no tokens");
     if (pos < 0 || pos + int(tokens.size()) > context_)
       throw LimitError(fmt::format("positions {}..{} do not fit the context of {} tokens", pos, pos + int(tokens.size()) - 1,
@@ -93,6 +93,10 @@ class LlmImpl final : public Llm {
       exe_->set_input(tokens_, {1, int64_t(n)}, std::span<const int32_t>(chunk));
       exe_->set_input(pos_, {1}, std::span<const int32_t>(p));
       exe_->execute();
+      if (on_chunk && tokens.size() > size_t(max_prefill_)) {
+        dev_->wait_idle();
+        on_chunk(int(i + n), int(tokens.size()));
+      }
     }
   }
 
@@ -135,7 +139,7 @@ class LlmImpl final : public Llm {
     st.prompt_tokens = int(ids.size());
     std::vector<int32_t> history = ids;
     auto t0 = Clock::now();
-    run(ids, 0);
+    run(ids, 0, g.on_prefill);
     int pos = int(ids.size());
     int32_t next = g.max_tokens > 0 ? pick(sampler.get(), history) : -1;
     st.prefill_seconds = seconds_since(t0);

@@ -109,6 +109,30 @@ TEST(Stories260K, ChunkedPrefillAndDecodeToTheFullContext) {
   if (st.stop_reason == "context") EXPECT_EQ(int(ids.size()) + st.generated_tokens, 513);
 }
 
+TEST(Stories260K, PrefillProgressIsReportedPerChunk) {
+  // A 40-odd-token prompt in chunks of 7: on_prefill sees 7, 14, ... up to the total, and the generated tokens
+  // are the same as without the callback; a one-chunk prompt reports nothing.
+  LlmOptions o = stories_bin_options();
+  o.max_prefill = 7;
+  auto llm = Llm::load(o);
+  const std::string prompt = "Once upon a time, there was a big dog named Max. Max liked to run and jump in the tall green grass.";
+  const int total = int(llm->tokenize(prompt, true).size());
+  GenerateOptions g;
+  g.max_tokens = 12;
+  auto plain = llm->generate(prompt, g, [](std::string_view) {});
+  std::vector<std::pair<int, int>> seen;
+  g.on_prefill = [&](int done, int t) { seen.push_back({done, t}); };
+  auto reported = llm->generate(prompt, g, [](std::string_view) {});
+  EXPECT_EQ(reported.tokens, plain.tokens);
+  std::vector<std::pair<int, int>> want;
+  for (int done = 7; done < total; done += 7) want.push_back({done, total});
+  want.push_back({total, total});
+  EXPECT_EQ(seen, want);
+  seen.clear();
+  llm->generate("Once upon", g, [](std::string_view) {});
+  EXPECT_TRUE(seen.empty());
+}
+
 TEST(Stories260K, PromptLongerThanTheContextIsAnError) {
   LlmOptions o = stories_bin_options();
   o.context = 16;

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <memory>
 
+#include <unistd.h>
+
 #include "commands.h"
 #include "wgrt/error.h"
 #include "wgrt/llm.h"
@@ -105,7 +107,15 @@ void add_generate(CLI::App& app) {
       if (!echoed) std::fwrite(prompt->data(), 1, prompt->size(), stdout);
       echoed = true;
     };
-    GenerateStats st = llm->generate(*prompt, *g, [&](std::string_view s) {
+    // Long prompts (several prefill chunks) show their progress on a terminal.
+    GenerateOptions gen = *g;
+    if (isatty(fileno(stderr))) {
+      gen.on_prefill = [](int done, int total) {
+        fmt::print(stderr, "\rprefill: {}/{} tokens{}", done, total, done == total ? "\n" : "");
+        std::fflush(stderr);
+      };
+    }
+    GenerateStats st = llm->generate(*prompt, gen, [&](std::string_view s) {
       echo();
       std::fwrite(s.data(), 1, s.size(), stdout);
       std::fflush(stdout);
