@@ -40,13 +40,12 @@ bool is_gguf(const std::string& path) {
   std::string ext = path.size() >= 5 ? path.substr(path.size() - 5) : "";
   for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
   if (ext == ".gguf") {
-    std::string found;
-    for (size_t i = 0; i < got; ++i) found += fmt::format("{}{:02x}", i ? " " : "", magic[i]);
+    std::string what = got == 0 ? "the file is empty" : "it starts with";
+    for (size_t i = 0; i < got; ++i) what += fmt::format(" {:02x}", magic[i]);
+    if (got > 0 && got < 4) what += fmt::format(" (file has {} byte{})", got, got == 1 ? "" : "s");
     throw FormatError(fmt::format("GGUF file '{}': {}, expected the magic 'GGUF' (47 47 55 46); a llama2.c "
                                   "checkpoint must not be named .gguf",
-                                  path, got == 0 ? std::string("the file is empty")
-                                                 : fmt::format("it starts with {}{}", found,
-                                                               got < 4 ? fmt::format(" (file has {} byte{})", got, got == 1 ? "" : "s") : "")));
+                                  path, what));
   }
   return false;
 }

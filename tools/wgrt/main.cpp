@@ -37,24 +37,21 @@ int main(int argc, char** argv) {
   wgrt::cli::add_synth(app);
   // CLI11 reports an unknown command word, or an unknown option before the command, as "A subcommand is
   // required": name it and list the commands instead.
+  std::string names;
+  bool known = false;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    known = known || (argc > 1 && sub->get_name() == argv[1]);
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  }
   if (argc == 1) {
-    std::fprintf(stderr, "wgrt: error: no command given (commands: info, generate, bench, ops, graph, synth; see wgrt --help)\n");
+    std::fprintf(stderr, "wgrt: error: no command given (commands: %s; see wgrt --help)\n", names.c_str());
     return 1;
   }
-  {
-    const std::string first = argv[1];
-    std::string names;
-    bool known = false;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-      known = known || sub->get_name() == first;
-      names += (names.empty() ? "" : ", ") + sub->get_name();
-    }
-    const bool top_option = first == "-h" || first == "--help" || first == "--version";
-    if (!known && !top_option) {
-      std::fprintf(stderr, "wgrt: error: unknown %s '%s' (commands: %s; see wgrt --help)\n",
-                   !first.empty() && first[0] == '-' ? "option" : "command", printable(argv[1]).c_str(), names.c_str());
-      return 1;
-    }
+  const std::string first = argv[1];
+  if (!known && first != "-h" && first != "--help" && first != "--version") {
+    std::fprintf(stderr, "wgrt: error: unknown %s '%s' (commands: %s; see wgrt --help)\n",
+                 !first.empty() && first[0] == '-' ? "option" : "command", printable(argv[1]).c_str(), names.c_str());
+    return 1;
   }
   try {
     app.parse(argc, argv);

@@ -72,6 +72,7 @@ std::vector<uint32_t> parse_knob(const char* e, size_t min_n, size_t max_n) {
 //         lavapipe than 64 x 4 x 4), and staging would add a workgroup barrier, which CPU drivers pay for.
 // WGRT_GEMV_Q4="TK,TR,RPT[,STAGE]" overrides it (tuning experiments; TK * TR <= 256, TR * RPT * (TK + 1) <= 2112,
 // RPT <= min(8, TK), TK % RPT == 0, STAGE 0 or 1, default 0; anything else is ignored).
+constexpr uint64_t kGemvQ4PartFloats = 2112;  // gemv_q4.wgsl's reduction buffer part[], [TR * RPT][TK + 1] floats
 struct GemvQ4Shape {
   uint32_t tk = 64, tr = 4, rpt = 4, stage = 0;  // stage: x staged in workgroup memory (XV = K / 4)
 };
@@ -86,7 +87,7 @@ GemvQ4Shape gemv_q4_shape(int64_t N, bool cpu_adapter) {
       const GemvQ4Shape t{v[0], v[1], v[2], v.size() > 3 ? v[3] : 0};
       const uint64_t tk = t.tk, tr = t.tr, rpt = t.rpt;  // 64-bit products: no wrap-around
       if (t.stage <= 1 && tk >= 1 && tr >= 1 && tk * tr <= 256 && rpt >= 1 && rpt <= 8 && rpt <= tk && tk % rpt == 0 &&
-          tr * rpt * (tk + 1) <= 2112)
+          tr * rpt * (tk + 1) <= kGemvQ4PartFloats)
         s = t;
     }
   }
@@ -213,8 +214,9 @@ void build_linear(OpBuilder& b, bool q4) {
       gemv_rows = sg.rpt * sg.bw;
     } else {
       const GemvQ4Shape q4s = gemv_q4_shape(N, b.device().adapter_info().type == WGPUAdapterType_CPU);
-      // Staged x needs K * 4 bytes of workgroup memory beside the 2112-float reduction buffer.
-      const bool stage = q4s.stage && uint64_t(K) * 4 + 2112 * 4 <= b.device().limits().maxComputeWorkgroupStorageSize;
+      // Staged x needs K * 4 bytes of workgroup memory beside the reduction buffer.
+      const bool stage =
+          q4s.stage && uint64_t(K) * 4 + kGemvQ4PartFloats * 4 <= b.device().limits().maxComputeWorkgroupStorageSize;
       gemv_spec = {"ops/linear/gemv_q4.wgsl", "main", bt,
                    {{"RPT", double(q4s.rpt)}, {"TK", double(q4s.tk)}, {"TR", double(q4s.tr)}, {"XV", stage ? double(K / 4) : 0.0}}, {}};
       gemv_rows = q4s.tr * q4s.rpt;
