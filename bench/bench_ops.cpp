@@ -15,7 +15,6 @@
 #include <cmath>
 #include <map>
 #include <random>
-#include <string_view>
 
 #include "graph/executable.h"
 #include "graph/op_builder.h"
@@ -61,8 +60,8 @@ const OpRegistry& registry() {
   return reg;
 }
 
-// Summary printed after the run. References keyed by (bytes, random data): copy by bytes copied, read by
-// bytes read; GEMVs by name with their code bytes, total bytes read and GB/s.
+// Summary printed after the run: copy GB/s by bytes copied, read GB/s by bytes read; GEMVs by name with their
+// code bytes, total bytes read and GB/s.
 struct GemvResult {
   uint64_t code_bytes, total_bytes;
   double gbps;
@@ -113,31 +112,30 @@ double set_counters(benchmark::State& st, double sec, double bytes, double flops
   return gbps;
 }
 
-// Runs `op` (bench.copy_vec4 or bench.read_vec4) over `bytes` of random f32 (capped at the binding limit);
+// Runs bench.copy_vec4 (copy) or bench.read_vec4 over `bytes` of random f32 (capped at the binding limit);
 // returns the bytes actually streamed and the mean GPU seconds.
-std::pair<uint64_t, double> run_stream(benchmark::State& st, const char* op, uint64_t bytes) {
+std::pair<uint64_t, double> run_stream(benchmark::State& st, bool copy, uint64_t bytes) {
   uint64_t lim = dev().limits().maxStorageBufferBindingSize;
   if (bytes > lim) bytes = lim / 16 * 16;
   int64_t n = int64_t(bytes / 4);
-  const bool copy = std::string_view(op) == "bench.copy_vec4";
   Graph g;
   ValueId src = g.constant("src", DType::F32, {n}, ConstantData::from_vector(random_vec<float>(size_t(n), -1.0f, 1.0f)));
   ValueId dst = g.tensor(DType::F32, {copy ? n : 4}, "dst");
   g.output(dst);
-  g.op(op, {src, dst}, "stream");
+  g.op(copy ? "bench.copy_vec4" : "bench.read_vec4", {src, dst}, "stream");
   auto exe = ExecutableGraph::build(std::move(g), dev(), &registry());
   return {bytes, run(st, *exe)};
 }
 
 void BM_Copy(benchmark::State& st) {
-  auto [bytes, sec] = run_stream(st, "bench.copy_vec4", uint64_t(st.range(0)));
+  auto [bytes, sec] = run_stream(st, true, uint64_t(st.range(0)));
   summary().copy[bytes] = set_counters(st, sec, 2.0 * double(bytes), 0);
   st.SetLabel(fmt::format("{} MB copied", bytes / 1e6));
 }
 
 // Read-only stream of `bytes` (counted once): the read-bandwidth ceiling a GEMV could reach.
 void BM_Read(benchmark::State& st) {
-  auto [bytes, sec] = run_stream(st, "bench.read_vec4", uint64_t(st.range(0)));
+  auto [bytes, sec] = run_stream(st, false, uint64_t(st.range(0)));
   summary().read[bytes] = set_counters(st, sec, double(bytes), 0);
   st.SetLabel(fmt::format("{} MB read", bytes / 1e6));
 }
