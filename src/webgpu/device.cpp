@@ -123,6 +123,8 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& opts) {
   d->timestamps_ = wgpuDeviceHasFeature(d->device_, WGPUFeatureName_TimestampQuery);
   d->f16_ = wgpuDeviceHasFeature(d->device_, WGPUFeatureName_ShaderF16);
   d->subgroups_ = wgpuDeviceHasFeature(d->device_, WGPUFeatureName_Subgroups);
+  d->packed_dot_ = wgpuInstanceHasWGSLLanguageFeature(d->instance_->get(),
+                                                      WGPUWGSLLanguageFeatureName_Packed4x8IntegerDotProduct);
   d->pipelines_ = std::make_unique<PipelineCache>(*d);
   return d;
 }

@@ -46,6 +46,9 @@ class Device {
   bool has_f16() const { return f16_; }
   bool has_subgroups() const { return subgroups_; }
   bool has_timestamps() const { return timestamps_; }
+  // WGSL's packed_4x8_integer_dot_product language feature (dot4I8Packed, pack4xI8, ...): Tint emits SPIR-V
+  // OpSDot where the Vulkan driver has VK_KHR_shader_integer_dot_product, a polyfill elsewhere.
+  bool has_packed_dot() const { return packed_dot_; }
   std::string features_string() const;  // "timestamp-query shader-f16 subgroups" (granted ones)
 
   // Throws GpuError if the device was lost or an uncaptured error happened since the last check.
@@ -73,7 +76,7 @@ class Device {
   WGPUDevice device_ = nullptr;
   QueueHandle queue_;
   WGPULimits limits_{};
-  bool f16_ = false, subgroups_ = false, timestamps_ = false;
+  bool f16_ = false, subgroups_ = false, timestamps_ = false, packed_dot_ = false;
   std::unique_ptr<PipelineCache> pipelines_;
   std::unique_ptr<Buffer> staging_;
   uint64_t allocated_ = 0, peak_allocated_ = 0;

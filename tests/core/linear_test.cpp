@@ -4,7 +4,9 @@
 // Tolerance (f32 and q4 alike; q4 is compared with the same dequantized weights): |d| <= 1e-4 + 1e-3 |ref|.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "gpu_fixture.h"
 #include "graph/executable.h"
@@ -149,6 +151,86 @@ TEST(Linear, Q4gswGemvWorkgroupRouteShapes) {
                             "32,8,2,1", "8,32,1,1", "256,1,8,1"}) {
     ScopedEnv env{{"WGRT_GEMV_Q4_ROUTE", "wg"}, {"WGRT_GEMV_Q4", shape}};
     check_gemv_cases(fmt::format("wg route shape '{}'", shape), 300);
+  }
+}
+
+TEST(Linear, Q4gswGemvInt8RouteShapes) {
+  if (!gpu().has_packed_dot()) GTEST_SKIP() << "no packed_4x8_integer_dot_product";
+  // The packed-int8 kernel (x in block fixed point, gemv_q4_i8.wgsl) at its default and other shapes, with the
+  // same cases and tolerance as the f32 kernels. K 8192 does not fit lavapipe's 32 KiB of workgroup memory
+  // (120 bytes per 32 k + the reduction buffer) and runs the f32 kernel instead; K 4096 fits.
+  // Shapes: lavapipe's default (16,8,8), the GPU rule's two (8,32,4 and 32,8,2), one row per invocation, one
+  // row lane.
+  for (const char* shape : {"", "8,32,4", "32,8,2", "8,32,1", "256,1,8"}) {
+    ScopedEnv env{{"WGRT_GEMV_Q4_ROUTE", "i8"}, {"WGRT_GEMV_Q4", shape}};
+    check_gemv_cases(fmt::format("i8 route shape '{}'", shape), 900);
+  }
+}
+
+namespace {
+
+// One M = 1 q4 GEMV on the given route with x given; returns out and the double reference.
+std::pair<std::vector<float>, std::vector<float>> gemv_with_x(const char* route, const std::vector<float>& x, int64_t N,
+                                                              uint32_t seed) {
+  ScopedEnv env{{"WGRT_GEMV_Q4_ROUTE", route}};
+  const int64_t K = int64_t(x.size());
+  LinearGraph L = make_linear(true, {1, K}, N, false, 32, seed);
+  L.exe->set_input(L.x, {1, K}, std::span<const float>(x));
+  L.exe->execute();
+  return {L.exe->read_f32(L.out), ref::linear(x, L.w, {}, 1, K, N)};
+}
+
+}  // namespace
+
+TEST(Linear, Q4gswGemvInt8KeepsF32Accuracy) {
+  if (!gpu().has_packed_dot()) GTEST_SKIP() << "no packed_4x8_integer_dot_product";
+  // x near 1 with steps of 2^-19: a 16-bit fixed point (two byte planes) would be off by ~1e-4 here; the
+  // 22-bit blocks of the i8 kernel must stay as close to the double reference as the f32 kernel, whose own
+  // error is f32 rounding. Tolerance for both: |d| <= 2e-5 + 1e-5 |ref|.
+  const int64_t K = 512, N = 37;
+  std::vector<float> x(static_cast<size_t>(K));
+  for (int64_t k = 0; k < K; ++k) x[size_t(k)] = float((k % 3 ? 1.0 : -1.0) * (1.0 + double((k * 7) % 61) * 0x1p-19));
+  for (const char* route : {"wg", "i8"}) {
+    auto [got, want] = gemv_with_x(route, x, N, 41);
+    expect_close(got, want, 2e-5, 1e-5, fmt::format("route {} x near 1", route));
+  }
+}
+
+TEST(Linear, Q4gswGemvInt8EdgeValues) {
+  if (!gpu().has_packed_dot()) GTEST_SKIP() << "no packed_4x8_integer_dot_product";
+  // Per 32-k block of x: zeros; one huge value among small ones (1e30 and 1e-3: the small ones keep ~2^-22
+  // of the block's largest, as f32 arithmetic next to 1e30 would); exact powers of two (the largest at the
+  // top of the 22-bit range); a negative largest; tiny values (2^-100, still full precision). Tolerance
+  // relative only (|d| <= 1e-3 |ref|, no absolute part), so the tiny block cannot pass by being ~0.
+  const int64_t K = 192, N = 21;
+  std::vector<float> x(size_t(K), 0.0f);
+  const std::vector<float> r = ref::random_floats(size_t(K), 77);
+  for (int64_t k = 32; k < 64; ++k) x[size_t(k)] = k == 40 ? 1e30f : 1e-3f * r[size_t(k)];
+  for (int64_t k = 64; k < 96; ++k) x[size_t(k)] = std::ldexp(1.0f, int(k % 7) - 3) * (k % 2 ? 1.0f : -1.0f);
+  for (int64_t k = 96; k < 128; ++k) x[size_t(k)] = r[size_t(k)] * (k == 100 ? 3.0f : 1.0f) - (k == 100 ? 5.0f : 0.0f);
+  for (int64_t k = 128; k < 160; ++k) x[size_t(k)] = std::ldexp(r[size_t(k)], -100);
+  for (int64_t k = 160; k < 192; ++k) x[size_t(k)] = r[size_t(k)];
+  {
+    auto [got, want] = gemv_with_x("i8", x, N, 43);
+    expect_close(got, want, 0.0, 1e-3, "i8 edge blocks");
+  }
+  {  // only the tiny block: the outputs are ~1e-31, still within 1e-3 relative (on an H200, which flushes
+     // subnormals, this failed while the kernel formed weight scale * 2^-e, ~2^-125, before the block sum)
+    std::vector<float> t(size_t(K), 0.0f);
+    for (int64_t k = 128; k < 160; ++k) t[size_t(k)] = x[size_t(k)];
+    auto [got, want] = gemv_with_x("i8", t, N, 44);
+    expect_close(got, want, 0.0, 1e-3, "i8 tiny block alone");
+  }
+  // A NaN in x makes every output NaN, as in f32 arithmetic. An infinite x makes them NaN too (the block's
+  // scale is NaN), where f32 arithmetic gives +-inf for rows whose weight there is not 0: either way no finite
+  // value comes out of a block holding inf.
+  for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    std::vector<float> b = x;
+    b[5] = bad;
+    auto [got, want] = gemv_with_x("i8", b, N, 45);
+    int nan = 0;
+    for (float v : got) nan += std::isnan(v);
+    EXPECT_EQ(nan, int(N)) << "x[5] = " << bad;
   }
 }
 

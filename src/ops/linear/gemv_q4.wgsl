@@ -7,29 +7,21 @@
 // RPT rows (rows wg*TR*RPT + r + TR*i) and walks K in vec4<u32> steps (32 codes, 4 words) strided by TK lanes,
 // so a row lane reads TK*16 contiguous bytes per step. The 32 x values of a step are loaded once and reused for
 // the RPT rows; codes are decoded with q4_dot32 (ops/linear/q4_decode.wgsl), times the group's scale (G >= 32:
-// one scale per step). Partial sums are reduced in workgroup memory in two parallel stages (TK/RPT threads per
-// row sum RPT partials each, then one thread per row sums those). Grid: 1-D, folded (linear_workgroup).
+// one scale per step). Partial sums are reduced in workgroup memory (gemv_q4_reduce.wgsl). Grid: 1-D, folded
+// (linear_workgroup).
 // XV > 0 (GPUs): the workgroup first copies x (XV = K / 4 vec4) into workgroup memory, transposed to [8][K / 32]
 // so that the TK lanes of a row, which need the same vec4 slot of consecutive 32-element chunks, read
 // consecutive addresses; from global memory those lanes would touch TK different cache lines per load, which
 // made the x reads, not the weight stream, the bound on an H200 (bench/README.md).
 #include "ops/common/index.wgsl"
-#include "ops/linear/gemv_params.wgsl"
+#include "ops/linear/gemv_q4_bindings.wgsl"
+#include "ops/linear/gemv_q4_reduce.wgsl"
 #include "ops/linear/q4_decode.wgsl"
 
 override RPT : u32 = 4u;  // rows per invocation, 1..8
 override TK : u32 = 64u;  // k lanes
 override TR : u32 = 4u;   // row lanes; TR * RPT * (TK + 1) <= 2112, RPT <= TK, TK % RPT == 0
 override XV : u32 = 0u;   // x staged in workgroup memory: K / 4 vec4 (0: read from the storage buffer)
-
-var<private> m_row : u32;  // row of x / out (M > 1 runs one grid layer per row)
-
-@group(0) @binding(0) var<storage, read> x : array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> qw : array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read> scales : array<f32>;
-@group(0) @binding(3) var<storage, read> bias : array<f32>;
-@group(0) @binding(4) var<storage, read_write> out : array<f32>;
-@group(0) @binding(5) var<uniform> p : Params;
 
 var<workgroup> part : array<f32, 2112>;  // [TR * RPT rows][TK + 1] (padded against bank conflicts)
 var<workgroup> xs : array<vec4<f32>, max(XV, 1u)>;  // [8][K / 32]: xs[w * K / 32 + v] = x[8 v + w]
@@ -42,15 +34,10 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   if (wg >= p.nwg) {
     return;
   }
-  let r = lid / TK;
   let t = lid % TK;
-  let rows = TR * RPT;
   let nv = p.K / 32u;              // vec4<u32> per row
   let groups = p.K / p.group;      // scales per row
-  var row_idx : array<u32, 8>;
-  for (var i = 0u; i < RPT; i++) {
-    row_idx[i] = min(wg * rows + r + TR * i, p.N - 1u);
-  }
+  let row_idx = gemv_rows(wg, lid);
   if (XV > 0u) {
     for (var i = lid; i < XV; i += TK * TR) {
       xs[(i % 8u) * (XV / 8u) + i / 8u] = x[m_row * XV + i];
@@ -73,34 +60,5 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
       acc[i] += scales[n * groups + g] * q4_dot32(qw[n * nv + v], xv);
     }
   }
-  for (var i = 0u; i < RPT; i++) {
-    part[(r + TR * i) * (TK + 1u) + t] = acc[i];
-  }
-  workgroupBarrier();
-  // Stage 2: PR = TK / RPT threads per row; thread j of row `row` folds part[row][j + PR * m], m < RPT, into
-  // part[row][j] (only it reads or writes that slot in this stage).
-  let PR = TK / RPT;
-  {
-    let row = lid / PR;
-    let j = lid % PR;
-    var s = 0.0;
-    for (var m = 0u; m < RPT; m++) {
-      s += part[row * (TK + 1u) + j + PR * m];
-    }
-    part[row * (TK + 1u) + j] = s;
-  }
-  workgroupBarrier();
-  if (lid < rows) {
-    let n = wg * rows + lid;
-    if (n < p.N) {
-      var s = 0.0;
-      for (var j = 0u; j < PR; j++) {
-        s += part[lid * (TK + 1u) + j];
-      }
-      if (p.has_bias != 0u) {
-        s += bias[p.n_base + n];
-      }
-      out[m_row * p.out_stride + p.n_base + n] = s;
-    }
-  }
+  gemv_reduce_store(lid, wg, acc);
 }

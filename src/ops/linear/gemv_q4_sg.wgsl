@@ -16,21 +16,12 @@ diagnostic(off, subgroup_uniformity);
 // subgroupAdd over the active invocations (so partial subgroups are handled too), and subgroup indices from
 // the atomic counter. Grid: 1-D, folded (linear_workgroup).
 #include "ops/common/index.wgsl"
-#include "ops/linear/gemv_params.wgsl"
+#include "ops/linear/gemv_q4_bindings.wgsl"
 #include "ops/linear/q4_decode.wgsl"
 
 override RPT : u32 = 4u;  // rows per block, 1..8
 override BW : u32 = 8u;   // blocks per workgroup
 override KS : u32 = 1u;   // K slices per block; BW * RPT * KS <= 1024
-
-var<private> m_row : u32;  // row of x / out (M > 1 runs one grid layer per row)
-
-@group(0) @binding(0) var<storage, read> x : array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> qw : array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read> scales : array<f32>;
-@group(0) @binding(3) var<storage, read> bias : array<f32>;
-@group(0) @binding(4) var<storage, read_write> out : array<f32>;
-@group(0) @binding(5) var<uniform> p : Params;
 
 var<workgroup> sg_next : atomic<u32>;
 var<workgroup> part : array<f32, 1024>;  // [BW * RPT rows][KS] slice sums (KS > 1)

@@ -6,9 +6,8 @@
 //       the same with W[n][k] = (code - 8) * scales[n][k/G] in the q4gsw layout (ops/linear/q4gsw.h);
 //       G in {32, 64, 128}, K a multiple of G (build errors otherwise).
 // Routes, chosen at every execute from the live M = numel(x) / K:
-//   0 (M <= 8: decode, short prompts): cooperative GEMV, one grid layer per row (gemv_f32.wgsl; q4: gemv_q4.wgsl, or gemv_q4_sg.wgsl with
-//     WGRT_GEMV_Q4_ROUTE=sg on devices with subgroups); f32 needs K % 4 == 0, else the GEMM route also
-//     serves M == 1;
+//   0 (M <= 8: decode, short prompts): cooperative GEMV, one grid layer per row (gemv_f32.wgsl; q4: one of three
+//     kernels, see q4_gemv_kernel below); f32 needs K % 4 == 0, else the GEMM route also serves M == 1;
 //   1 (M != 1, prefill): the tiled GEMM core (gemm.wgsl), 64x64 output tiles.
 // Weights larger than maxStorageBufferBindingSize (e.g. a 128256-row output layer) are split along N into
 // chunks of whole multiples of 256 rows; each chunk is one dispatch per route binding a byte range of the
@@ -62,23 +61,27 @@ std::vector<uint32_t> parse_knob(const char* e, size_t min_n, size_t max_n) {
   return v;
 }
 
-// q4 GEMV, workgroup-memory route (gemv_q4.wgsl): k lanes x row lanes x rows per invocation, and whether x is
-// staged in workgroup memory. Shape rule (H200 and lavapipe sweeps, bench/README.md):
-//   GPUs: x staged (when K * 4 bytes fit beside the reduction buffer), 32 x 8 x 8 (64 rows per workgroup) when
-//         N >= 32768, else 64 x 4 x 4 (16 rows per workgroup: more workgroups for small N). H200, K 2048:
-//         N 128256 76.4 us (unstaged 16 x 8 x 8, the previous rule: 80); N 2048 / 8192 at K 2048 / 8192:
-//         10.0 / 13.5 / 14.3 us (unstaged: 10.0 / 14.4 / 16.4).
-//   CPU adapters: 16 x 8 x 8 unstaged at every N: each x load then serves 8 rows instead of 4 (2.3-2.8x faster on
-//         lavapipe than 64 x 4 x 4), and staging would add a workgroup barrier, which CPU drivers pay for.
+// q4 GEMV, workgroup-memory kernels (gemv_q4.wgsl, gemv_q4_i8.wgsl): k lanes x row lanes x rows per invocation,
+// and whether x is staged in workgroup memory (the f32 kernel; the int8 kernel always stages). Shape rule (H200
+// and lavapipe sweeps, bench/README.md):
+//   int8 kernel (GPUs): 8 x 32 x 4 (128 rows per workgroup) when N >= 32768, else 32 x 8 x 2 (16 rows: more
+//         workgroups for small N). H200, K 2048 x N 128256: 56.8 us (32 x 8 x 8: 60.1; the f32 kernel: 76.6);
+//         K x N 2048 x 2048 / 2048 x 8192 / 8192 x 2048: 9.2 / 12.2 / 12.9 us (f32 kernel 10.1 / 13.6 / 14.2).
+//   f32 kernel, GPUs (where the int8 one cannot run): x staged (when K * 4 bytes fit beside the reduction
+//         buffer), 32 x 8 x 8 when N >= 32768, else 64 x 4 x 4.
+//   CPU adapters: the f32 kernel, 16 x 8 x 8 unstaged at every N: each x load then serves 8 rows instead of 4
+//         (2.3-2.8x faster on lavapipe than 64 x 4 x 4), and staging would add a workgroup barrier, which CPU
+//         drivers pay for (the int8 kernel measured 1.2-1.35x slower than the f32 one on lavapipe).
 // WGRT_GEMV_Q4="TK,TR,RPT[,STAGE]" overrides it (tuning experiments; TK * TR <= 256, TR * RPT * (TK + 1) <= 2112,
 // RPT <= min(8, TK), TK % RPT == 0, STAGE 0 or 1, default 0; anything else is ignored).
-constexpr uint64_t kGemvQ4PartFloats = 2112;  // gemv_q4.wgsl's reduction buffer part[], [TR * RPT][TK + 1] floats
+constexpr uint64_t kGemvQ4PartFloats = 2112;  // the reduction buffer part[], [TR * RPT][TK + 1] floats
 struct GemvQ4Shape {
-  uint32_t tk = 64, tr = 4, rpt = 4, stage = 0;  // stage: x staged in workgroup memory (XV = K / 4)
+  uint32_t tk = 64, tr = 4, rpt = 4, stage = 0;  // stage: x staged in workgroup memory (f32 kernel: XV = K / 4)
 };
-GemvQ4Shape gemv_q4_shape(int64_t N, bool cpu_adapter) {
+GemvQ4Shape gemv_q4_shape(int64_t N, bool cpu_adapter, bool int8) {
   GemvQ4Shape s;
   if (cpu_adapter) s = {16, 8, 8, 0};
+  else if (int8) s = N >= 32768 ? GemvQ4Shape{8, 32, 4, 1} : GemvQ4Shape{32, 8, 2, 1};
   else if (N >= 32768) s = {32, 8, 8, 1};
   else s = {64, 4, 4, 1};
   if (const char* e = std::getenv("WGRT_GEMV_Q4")) {
@@ -123,13 +126,29 @@ GemvQ4SgShape gemv_q4_sg_shape(int64_t N, int64_t K) {
   return s;
 }
 
-// Which q4 GEMV kernel: the workgroup-memory one by default (it measured faster than the subgroup one on an
-// H200, bench/README.md); WGRT_GEMV_Q4_ROUTE=sg selects the subgroup kernel on devices with subgroups (tests,
-// experiments; ignored elsewhere).
-bool use_q4_subgroup_gemv(const OpBuilder& b) {
-  if (!b.device().has_subgroups()) return false;
-  const char* e = std::getenv("WGRT_GEMV_Q4_ROUTE");
-  return e && std::string_view(e) == "sg";
+// Which q4 GEMV kernel (M <= kGemvMaxRows):
+//   Int8 (gemv_q4_i8.wgsl): packed int8 dot products against x converted to block fixed point in workgroup
+//     memory; the default on GPUs (H200, K 2048 x N 128256: see bench/README.md) when the device has WGSL's
+//     packed_4x8_integer_dot_product and the staged planes fit (120 bytes per 32 k beside the reduction buffer).
+//   Workgroup (gemv_q4.wgsl): f32 decode; CPU adapters, and GPUs where Int8 does not fit.
+//   Subgroup (gemv_q4_sg.wgsl): opt-in only (measured slower on an H200).
+// WGRT_GEMV_Q4_ROUTE=wg | i8 | sg forces one (tests, experiments; i8 falls back to wg where it cannot run, sg
+// where the device has no subgroups; other values are ignored).
+enum class Q4Gemv { Workgroup, Int8, Subgroup };
+bool gemv_q4_i8_fits(const OpBuilder& b, int64_t K) {
+  return b.device().has_packed_dot() &&
+         uint64_t(K) / 32 * 120 + kGemvQ4PartFloats * 4 <= b.device().limits().maxComputeWorkgroupStorageSize;
+}
+Q4Gemv q4_gemv_kernel(const OpBuilder& b, int64_t K) {
+  const bool cpu = b.device().adapter_info().type == WGPUAdapterType_CPU;
+  Q4Gemv k = !cpu && gemv_q4_i8_fits(b, K) ? Q4Gemv::Int8 : Q4Gemv::Workgroup;
+  if (const char* e = std::getenv("WGRT_GEMV_Q4_ROUTE")) {
+    const std::string_view v(e);
+    if (v == "wg") k = Q4Gemv::Workgroup;
+    else if (v == "i8") k = gemv_q4_i8_fits(b, K) ? Q4Gemv::Int8 : Q4Gemv::Workgroup;
+    else if (v == "sg" && b.device().has_subgroups()) k = Q4Gemv::Subgroup;
+  }
+  return k;
 }
 
 struct Chunk {
@@ -207,18 +226,25 @@ void build_linear(OpBuilder& b, bool q4) {
     const std::vector<BindingType> bt = {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
                                          BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
                                          BindingType::Storage,         BindingType::Uniform};
-    if (use_q4_subgroup_gemv(b)) {
+    const Q4Gemv kernel = q4_gemv_kernel(b, K);
+    if (kernel == Q4Gemv::Subgroup) {
       const GemvQ4SgShape sg = gemv_q4_sg_shape(N, K);
       gemv_spec = {"ops/linear/gemv_q4_sg.wgsl", "main", bt,
                    {{"RPT", double(sg.rpt)}, {"BW", double(sg.bw)}, {"KS", double(sg.ks)}}, {}};
       gemv_rows = sg.rpt * sg.bw;
     } else {
-      const GemvQ4Shape q4s = gemv_q4_shape(N, b.device().adapter_info().type == WGPUAdapterType_CPU);
-      // Staged x needs K * 4 bytes of workgroup memory beside the reduction buffer.
-      const bool stage =
-          q4s.stage && uint64_t(K) * 4 + kGemvQ4PartFloats * 4 <= b.device().limits().maxComputeWorkgroupStorageSize;
-      gemv_spec = {"ops/linear/gemv_q4.wgsl", "main", bt,
-                   {{"RPT", double(q4s.rpt)}, {"TK", double(q4s.tk)}, {"TR", double(q4s.tr)}, {"XV", stage ? double(K / 4) : 0.0}}, {}};
+      const GemvQ4Shape q4s =
+          gemv_q4_shape(N, b.device().adapter_info().type == WGPUAdapterType_CPU, kernel == Q4Gemv::Int8);
+      if (kernel == Q4Gemv::Int8) {
+        gemv_spec = {"ops/linear/gemv_q4_i8.wgsl", "main", bt,
+                     {{"RPT", double(q4s.rpt)}, {"TK", double(q4s.tk)}, {"TR", double(q4s.tr)}, {"XB", double(K / 32)}}, {}};
+      } else {
+        // Staged x needs K * 4 bytes of workgroup memory beside the reduction buffer.
+        const bool stage =
+            q4s.stage && uint64_t(K) * 4 + kGemvQ4PartFloats * 4 <= b.device().limits().maxComputeWorkgroupStorageSize;
+        gemv_spec = {"ops/linear/gemv_q4.wgsl", "main", bt,
+                     {{"RPT", double(q4s.rpt)}, {"TK", double(q4s.tk)}, {"TR", double(q4s.tr)}, {"XV", stage ? double(K / 4) : 0.0}}, {}};
+      }
       gemv_rows = q4s.tr * q4s.rpt;
     }
   } else {
@@ -303,7 +329,8 @@ void register_linear_ops(OpRegistry& r) {
   r.add({"aten.linear.default", [](OpBuilder& b) { build_linear(b, false); },
          {"ops/linear/gemv_f32.wgsl:main", "ops/linear/gemm.wgsl:main"}, true});
   r.add({"et_vk.linear_q4gsw.default", [](OpBuilder& b) { build_linear(b, true); },
-         {"ops/linear/gemv_q4.wgsl:main", "ops/linear/gemv_q4_sg.wgsl:main", "ops/linear/gemm.wgsl:main"}, true});
+         {"ops/linear/gemv_q4.wgsl:main", "ops/linear/gemv_q4_i8.wgsl:main", "ops/linear/gemv_q4_sg.wgsl:main",
+          "ops/linear/gemm.wgsl:main"}, true});
 }
 
 }  // namespace wgrt::ops
