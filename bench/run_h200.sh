@@ -21,11 +21,15 @@ echo "== decode profile llama-3.2-1b"
 echo "== ops"; "$BIN/wgrt_bench_ops" --benchmark_min_time=0.2 2>&1 | grep -v '^\*\*\*'
 # Each q4 GEMV again in a fresh process with its own references (copy of its code bytes, read of its total
 # bytes): large buffers were seen 2-3x slower when allocated after other benchmarks in the same process.
+# The default kernel (packed int8 on GPUs) and the f32-decode one (WGRT_GEMV_Q4_ROUTE=wg) side by side.
 for kn in 2048/2048 2048/8192 8192/2048 2048/128256; do
   K=${kn%/*} N=${kn#*/}
-  echo "== ops fresh process: q4 GEMV K $K N $N"
-  "$BIN/wgrt_bench_ops" --benchmark_min_time=0.3 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
-    --benchmark_filter="^BM_GemvQ4/$K/$N/|^BM_Copy/$((K * N / 2))/|^BM_Read/$((K * N * 5 / 8))/" 2>&1 | grep -E 'median|% of'
+  for route in default wg; do
+    echo "== ops fresh process: q4 GEMV K $K N $N, kernel: $route"
+    env $([ $route = wg ] && echo WGRT_GEMV_Q4_ROUTE=wg) "$BIN/wgrt_bench_ops" --benchmark_min_time=0.3 \
+      --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+      --benchmark_filter="^BM_GemvQ4/$K/$N/|^BM_Copy/$((K * N / 2))/|^BM_Read/$((K * N * 5 / 8))/" 2>&1 | grep -E 'median|% of'
+  done
 done
 echo "== attention"; "$BIN/wgrt_bench_attention" 2>&1 | grep -v '^\*\*\*'
 echo "== vit"; "$BIN/wgrt_bench_vit" --benchmark_filter='VitB16|VitWall|Conv2d' 2>&1 | grep -v '^\*\*\*'
