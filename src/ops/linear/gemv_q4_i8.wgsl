@@ -5,25 +5,30 @@
 // codes is split into two words of 4 unsigned bytes (one AND, one shift + AND) and multiplied with x by
 // dot4I8Packed (SPIR-V OpSDot: one instruction for 4 products where the GPU has it).
 //
-// x stays f32 in memory; the workgroup converts it on staging to block fixed point, exactly enough to keep
-// f32-level accuracy: per block of 32 k (= one vec4<u32> of codes, and G >= 32 so one weight scale per block),
-// q[k] = round(x[k] * 2^e) with the power of two 2^e chosen so that the block's largest |x| lands in
-// [2^21, 2^22) (22 significant bits; f32 has 24; scaling by a power of two is exact, so the rounding is the only
-// error: at most 2^-22 of the block's largest |x|). q is split into three signed byte planes,
+// x stays f32 in memory; the workgroup converts it on staging to 22-bit block floating point: per block of 32 k
+// (= one vec4<u32> of codes, and G >= 32 so one weight scale per block), q[k] = round(x[k] * 2^e) with the power
+// of two 2^e chosen so that the block's largest |x| lands in [2^21, 2^22). Scaling by a power of two is exact,
+// so this rounding is the kernel's only error beyond f32 accumulation: |x[k] - q[k] 2^-e| <= 2^-22 max_block |x|,
+// i.e. per block of row n at most 2^-22 * max_block |x| * sum_block |W[n][k]|. Where a block's values are of
+// similar size this matches f32 (which rounds each product to 2^-24 of itself); a block holding an outlier
+// rounds its small values coarsely, which shows in rows whose weight at the outlier is (near) zero: x of 1 beside
+// an outlier of 1e4 is kept to ~2.4e-3 (tests/core/linear_test.cpp checks the bound; WGRT_GEMV_Q4_ROUTE=wg runs
+// the f32-decode kernel instead). q is split into three signed byte planes,
 // q = hi * 2^16 + mid * 2^8 + lo (lo, mid in -128..127, |hi| <= 64), so that
 //   sum_k (code_k - 8) * q_k = 2^16 D_hi + 2^8 D_mid + D_lo - 8 * sum_k q_k,   D_p = sum_k code_k * plane_p[k],
 // each D_p from 8 dot4I8Packed, all in exact i32 arithmetic (|result| <= 32 * 8 * 2^22 = 2^30; intermediates may
 // wrap, which two's complement addition undoes). The block's contribution is then
 // (f32(result) * scale[n][g]) * 2^-e (the power of two adds no rounding), then the f32 accumulation of the blocks
 // as in gemv_q4.wgsl.
-// Edges: a block with an infinite or NaN x gets a NaN scale, so its rows' outputs are NaN as in f32 arithmetic;
-// e is capped at 126, so a block whose largest |x| is below 2^-105 (about 2.5e-32) keeps fewer bits.
+// Edges: a block with an infinite or NaN x gets a NaN scale, so its rows' outputs are NaN (f32 arithmetic gives
+// NaN for NaN and +-inf for inf); e is capped at 126, so a block whose largest |x| is below 2^-105 (about
+// 2.5e-32) keeps fewer bits, and subnormal x (below 2^-126) count as 0, as on GPUs that flush subnormals.
 //
 // Workgroup memory: the planes as [6][XB] vec4<u32> (XB = K / 32 blocks; vec4 j = 2 * plane + parity, parity 0
 // for the even k of each word (bytes of code nibbles 0, 2, 4, 6), 1 for the odd; component c for word c of the
 // block), so the TK k lanes of a row, which take consecutive blocks, read consecutive addresses; plus the
-// block's 2^-e, 8 * the sum of q per word, and the largest exponent per word (staging only): 120 bytes per 32 k
-// beside the reduction buffer (linear.cpp checks the fit). Staging runs one invocation per word of 8 k.
+// block's 2^-e, 8 * the sum of q per word, and the largest exponent per word (staging only): 132 bytes per 32 k
+// beside the reduction buffer (linear.cpp checks the fit as Dawn counts it, each variable rounded up to 16 bytes). Staging runs one invocation per word of 8 k.
 #include "ops/common/index.wgsl"
 #include "ops/linear/gemv_q4_bindings.wgsl"
 #include "ops/linear/gemv_q4_reduce.wgsl"

@@ -127,17 +127,23 @@ GemvQ4SgShape gemv_q4_sg_shape(int64_t N, int64_t K) {
 }
 
 // Which q4 GEMV kernel (M <= kGemvMaxRows):
-//   Int8 (gemv_q4_i8.wgsl): packed int8 dot products against x converted to block fixed point in workgroup
-//     memory; the default on GPUs (H200, K 2048 x N 128256: see bench/README.md) when the device has WGSL's
-//     packed_4x8_integer_dot_product and the staged planes fit (120 bytes per 32 k beside the reduction buffer).
+//   Int8 (gemv_q4_i8.wgsl): packed int8 dot products against x converted to 22-bit block floating point in
+//     workgroup memory (error bound in the kernel's header); the default on GPUs (H200, K 2048 x N 128256: see
+//     bench/README.md) when the device has WGSL's packed_4x8_integer_dot_product and the staged x fits
+//     (gemv_q4_i8_smem).
 //   Workgroup (gemv_q4.wgsl): f32 decode; CPU adapters, and GPUs where Int8 does not fit.
 //   Subgroup (gemv_q4_sg.wgsl): opt-in only (measured slower on an H200).
 // WGRT_GEMV_Q4_ROUTE=wg | i8 | sg forces one (tests, experiments; i8 falls back to wg where it cannot run, sg
 // where the device has no subgroups; other values are ignored).
 enum class Q4Gemv { Workgroup, Int8, Subgroup };
+// Workgroup memory of gemv_q4_i8.wgsl for K as Dawn counts it (each variable rounded up to 16 bytes): per 32-k
+// block 96 bytes of planes, 16 of word sums, 16 of word exponents and 4 of scale, plus the reduction buffer.
+uint64_t gemv_q4_i8_smem(int64_t K) {
+  const uint64_t blocks = uint64_t(K) / 32;
+  return 128 * blocks + (4 * blocks + 15) / 16 * 16 + kGemvQ4PartFloats * 4;
+}
 bool gemv_q4_i8_fits(const OpBuilder& b, int64_t K) {
-  return b.device().has_packed_dot() &&
-         uint64_t(K) / 32 * 120 + kGemvQ4PartFloats * 4 <= b.device().limits().maxComputeWorkgroupStorageSize;
+  return b.device().has_packed_dot() && gemv_q4_i8_smem(K) <= b.device().limits().maxComputeWorkgroupStorageSize;
 }
 Q4Gemv q4_gemv_kernel(const OpBuilder& b, int64_t K) {
   const bool cpu = b.device().adapter_info().type == WGPUAdapterType_CPU;
