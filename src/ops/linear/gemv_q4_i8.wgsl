@@ -22,13 +22,15 @@
 // as in gemv_q4.wgsl.
 // Edges: a block with an infinite or NaN x gets a NaN scale, so its rows' outputs are NaN (f32 arithmetic gives
 // NaN for NaN and +-inf for inf); e is capped at 126, so a block whose largest |x| is below 2^-105 (about
-// 2.5e-32) keeps fewer bits, and subnormal x (below 2^-126) count as 0, as on GPUs that flush subnormals.
+// 2.5e-32) keeps fewer bits, and subnormal x (below 2^-126) round to multiples of 2^-126 (mostly 0; GPUs that
+// flush subnormals read them as 0 anyway).
 //
 // Workgroup memory: the planes as [6][XB] vec4<u32> (XB = K / 32 blocks; vec4 j = 2 * plane + parity, parity 0
 // for the even k of each word (bytes of code nibbles 0, 2, 4, 6), 1 for the odd; component c for word c of the
 // block), so the TK k lanes of a row, which take consecutive blocks, read consecutive addresses; plus the
 // block's 2^-e, 8 * the sum of q per word, and the largest exponent per word (staging only): 132 bytes per 32 k
-// beside the reduction buffer (linear.cpp checks the fit as Dawn counts it, each variable rounded up to 16 bytes). Staging runs one invocation per word of 8 k.
+// beside the reduction buffer (linear.cpp checks the fit as Dawn counts it, each variable rounded up to 16
+// bytes). Staging runs one invocation per word of 8 k.
 #include "ops/common/index.wgsl"
 #include "ops/linear/gemv_q4_bindings.wgsl"
 #include "ops/linear/gemv_q4_reduce.wgsl"

@@ -34,8 +34,8 @@ struct GemvParams {
   uint32_t N, K, group, has_bias, n_base, nwg, out_stride, pad1;
 };
 
-constexpr uint32_t kRptF32 = 4;
-constexpr int64_t kGemvMaxRows = 8;  // M up to this takes the GEMV route (one grid layer per row)  // f32 GEMV rows per invocation; a workgroup covers 8 * RPT rows
+constexpr uint32_t kRptF32 = 4;      // f32 GEMV rows per invocation; a workgroup covers 8 * RPT rows
+constexpr int64_t kGemvMaxRows = 8;  // M up to this takes the GEMV route (one grid layer per row)
 
 // Tuning knobs: "a,b,c[,d]" of whole numbers 0..65536 (digits and commas only). Returns the values, or an empty
 // vector when the text is malformed (the knob is then ignored).
