@@ -177,7 +177,7 @@ struct GemvRun {
 };
 
 // One M = 1 q4 GEMV (G = 32) on the given route with x given (and optionally the weights); `w` of the result holds
-// the weights as the kernel sees them.
+// the weights as the kernel sees them (dequantized).
 GemvRun gemv_run(const char* route, const std::vector<float>& x, int64_t N, uint32_t seed,
                  const std::vector<float>* w = nullptr) {
   ScopedEnv env{{"WGRT_GEMV_Q4_ROUTE", route}};
@@ -188,11 +188,6 @@ GemvRun gemv_run(const char* route, const std::vector<float>& x, int64_t N, uint
   return {L.exe->read_f32(L.out), ref::linear(x, L.w, {}, 1, K, N), L.w};
 }
 
-std::pair<std::vector<float>, std::vector<float>> gemv_with_x(const char* route, const std::vector<float>& x, int64_t N,
-                                                              uint32_t seed) {
-  GemvRun r = gemv_run(route, x, N, seed);
-  return {r.got, r.want};
-}
 
 }  // namespace
 
@@ -205,8 +200,8 @@ TEST(Linear, Q4gswGemvInt8KeepsF32Accuracy) {
   std::vector<float> x(static_cast<size_t>(K));
   for (int64_t k = 0; k < K; ++k) x[size_t(k)] = float((k % 3 ? 1.0 : -1.0) * (1.0 + double((k * 7) % 61) * 0x1p-19));
   for (const char* route : {"wg", "i8"}) {
-    auto [got, want] = gemv_with_x(route, x, N, 41);
-    expect_close(got, want, 2e-5, 1e-5, fmt::format("route {} x near 1", route));
+    const GemvRun r = gemv_run(route, x, N, 41);
+    expect_close(r.got, r.want, 2e-5, 1e-5, fmt::format("route {} x near 1", route));
   }
 }
 
@@ -225,15 +220,15 @@ TEST(Linear, Q4gswGemvInt8EdgeValues) {
   for (int64_t k = 128; k < 160; ++k) x[size_t(k)] = std::ldexp(r[size_t(k)], -100);
   for (int64_t k = 160; k < 192; ++k) x[size_t(k)] = r[size_t(k)];
   {
-    auto [got, want] = gemv_with_x("i8", x, N, 43);
-    expect_close(got, want, 0.0, 1e-3, "i8 edge blocks");
+    const GemvRun r = gemv_run("i8", x, N, 43);
+    expect_close(r.got, r.want, 0.0, 1e-3, "i8 edge blocks");
   }
   {  // only the tiny block: the outputs are ~1e-31, still within 1e-3 relative (on an H200, which flushes
      // subnormals, this failed while the kernel formed weight scale * 2^-e, ~2^-125, before the block sum)
     std::vector<float> t(size_t(K), 0.0f);
     for (int64_t k = 128; k < 160; ++k) t[size_t(k)] = x[size_t(k)];
-    auto [got, want] = gemv_with_x("i8", t, N, 44);
-    expect_close(got, want, 0.0, 1e-3, "i8 tiny block alone");
+    const GemvRun r = gemv_run("i8", t, N, 44);
+    expect_close(r.got, r.want, 0.0, 1e-3, "i8 tiny block alone");
   }
   // A NaN in x makes every output NaN, as in f32 arithmetic. An infinite x makes them NaN too (the block's
   // scale is NaN), where f32 arithmetic gives +-inf for rows whose weight there is not 0: either way no finite
@@ -241,9 +236,9 @@ TEST(Linear, Q4gswGemvInt8EdgeValues) {
   for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
     std::vector<float> b = x;
     b[5] = bad;
-    auto [got, want] = gemv_with_x("i8", b, N, 45);
+    const GemvRun r = gemv_run("i8", b, N, 45);
     int nan = 0;
-    for (float v : got) nan += std::isnan(v);
+    for (float v : r.got) nan += std::isnan(v);
     EXPECT_EQ(nan, int(N)) << "x[5] = " << bad;
   }
 }
@@ -296,11 +291,10 @@ TEST(Linear, Q4gswGemvInt8WorkgroupMemoryFit) {
   for (int64_t blocks = b0 - 2; blocks <= b0 + 2; ++blocks) {
     const int64_t K = blocks * 32, N = 5;
     std::vector<float> x = ref::random_floats(size_t(K), uint32_t(blocks));
-    auto [got, want] = gemv_with_x("i8", x, N, 71);
-    expect_close(got, want, kAbs, kRel, fmt::format("K {}", K));
+    const GemvRun r = gemv_run("i8", x, N, 71);
+    expect_close(r.got, r.want, kAbs, kRel, fmt::format("K {}", K));
     x[3] = std::numeric_limits<float>::infinity();
-    auto [probe, unused] = gemv_with_x("i8", x, N, 71);
-    (std::isnan(probe[0]) ? i8_runs : wg_runs)++;
+    (std::isnan(gemv_run("i8", x, N, 71).got[0]) ? i8_runs : wg_runs)++;
   }
   EXPECT_GT(i8_runs, 0);
   EXPECT_GT(wg_runs, 0);

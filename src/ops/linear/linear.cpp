@@ -81,7 +81,7 @@ struct GemvQ4Shape {
 GemvQ4Shape gemv_q4_shape(int64_t N, bool cpu_adapter, bool int8) {
   GemvQ4Shape s;
   if (cpu_adapter) s = {16, 8, 8, 0};
-  else if (int8) s = N >= 32768 ? GemvQ4Shape{8, 32, 4, 1} : GemvQ4Shape{32, 8, 2, 1};
+  else if (int8) s = N >= 32768 ? GemvQ4Shape{8, 32, 4} : GemvQ4Shape{32, 8, 2};  // always stages x
   else if (N >= 32768) s = {32, 8, 8, 1};
   else s = {64, 4, 4, 1};
   if (const char* e = std::getenv("WGRT_GEMV_Q4")) {
@@ -145,9 +145,8 @@ uint64_t gemv_q4_i8_smem(int64_t K) {
 bool gemv_q4_i8_fits(const OpBuilder& b, int64_t K) {
   return b.device().has_packed_dot() && gemv_q4_i8_smem(K) <= b.device().limits().maxComputeWorkgroupStorageSize;
 }
-Q4Gemv q4_gemv_kernel(const OpBuilder& b, int64_t K) {
-  const bool cpu = b.device().adapter_info().type == WGPUAdapterType_CPU;
-  Q4Gemv k = !cpu && gemv_q4_i8_fits(b, K) ? Q4Gemv::Int8 : Q4Gemv::Workgroup;
+Q4Gemv q4_gemv_kernel(const OpBuilder& b, int64_t K, bool cpu_adapter) {
+  Q4Gemv k = !cpu_adapter && gemv_q4_i8_fits(b, K) ? Q4Gemv::Int8 : Q4Gemv::Workgroup;
   if (const char* e = std::getenv("WGRT_GEMV_Q4_ROUTE")) {
     const std::string_view v(e);
     if (v == "wg") k = Q4Gemv::Workgroup;
@@ -232,15 +231,15 @@ void build_linear(OpBuilder& b, bool q4) {
     const std::vector<BindingType> bt = {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
                                          BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
                                          BindingType::Storage,         BindingType::Uniform};
-    const Q4Gemv kernel = q4_gemv_kernel(b, K);
+    const bool cpu_adapter = b.device().adapter_info().type == WGPUAdapterType_CPU;
+    const Q4Gemv kernel = q4_gemv_kernel(b, K, cpu_adapter);
     if (kernel == Q4Gemv::Subgroup) {
       const GemvQ4SgShape sg = gemv_q4_sg_shape(N, K);
       gemv_spec = {"ops/linear/gemv_q4_sg.wgsl", "main", bt,
                    {{"RPT", double(sg.rpt)}, {"BW", double(sg.bw)}, {"KS", double(sg.ks)}}, {}};
       gemv_rows = sg.rpt * sg.bw;
     } else {
-      const GemvQ4Shape q4s =
-          gemv_q4_shape(N, b.device().adapter_info().type == WGPUAdapterType_CPU, kernel == Q4Gemv::Int8);
+      const GemvQ4Shape q4s = gemv_q4_shape(N, cpu_adapter, kernel == Q4Gemv::Int8);
       if (kernel == Q4Gemv::Int8) {
         gemv_spec = {"ops/linear/gemv_q4_i8.wgsl", "main", bt,
                      {{"RPT", double(q4s.rpt)}, {"TK", double(q4s.tk)}, {"TR", double(q4s.tr)}, {"XB", double(K / 32)}}, {}};
