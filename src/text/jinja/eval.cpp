@@ -36,7 +36,8 @@ int64_t as_int(const Value& v) { return v.kind == Kind::Bool ? int64_t(v.b) : v.
 struct Renderer {
   const Limits& lim;
   uint64_t iterations = 0;
-  int depth = 0;
+  int depth = 0, macro_depth = 0;
+  size_t work = 0;
   int line = 0;
   size_t total_out = 0;
 
@@ -47,14 +48,30 @@ struct Renderer {
     out += s;
   }
 
-  struct Depth {
-    Renderer& r;
-    explicit Depth(Renderer& q) : r(q) {
-      if (++r.depth > r.lim.max_call_depth)
-        throw RenderError("recursion deeper than " + std::to_string(r.lim.max_call_depth) + " levels");
+  struct Depth {  // nesting of evaluation frames (macro_calls: of macro calls)
+    int& d;
+    Depth(Renderer& r, bool macro_call) : d(macro_call ? r.macro_depth : r.depth) {
+      const int limit = macro_call ? r.lim.max_call_depth : r.lim.max_eval_depth;
+      if (++d > limit) {
+        --d;
+        throw RenderError(std::string(macro_call ? "macro calls nested" : "evaluation nested") + " deeper than " +
+                          std::to_string(limit) + " levels");
+      }
     }
-    ~Depth() { --r.depth; }
+    ~Depth() { --d; }
   };
+
+  // Counts the bytes of values made by operators, filters and calls against max_work (bounds memory and time).
+  const Value& charge(const Value& v) {
+    size_t n = v.is_string() ? v.s.size() : v.kind == Kind::Dict ? v.dict->items.size() * 2 * sizeof(Value) : 0;
+    if (v.is_list())
+      for (const Value& x : *v.list) n += sizeof(Value) + x.s.size();
+    work += n;
+    if (work > lim.max_work)
+      throw RenderError("the template made more than " + std::to_string(lim.max_work >> 20) +
+                        " MiB of intermediate values");
+    return v;
+  }
 
   // ---------- statements ----------
   Flow exec(const Body& body, const ScopeP& sc, std::string& out) {
@@ -157,22 +174,27 @@ struct Renderer {
       auto is = child(sc);
       assign(s.targets, items[size_t(k)], *is);
       Value loop = Value::make_dict();
-      auto& d = *loop.dict;
-      d.set(Value::str("index"), Value::integer(k + 1));
-      d.set(Value::str("index0"), Value::integer(k));
-      d.set(Value::str("revindex"), Value::integer(n - k));
-      d.set(Value::str("revindex0"), Value::integer(n - k - 1));
-      d.set(Value::str("first"), Value::boolean(k == 0));
-      d.set(Value::str("last"), Value::boolean(k == n - 1));
-      d.set(Value::str("length"), Value::integer(n));
-      d.set(Value::str("depth"), Value::integer(1));
-      d.set(Value::str("depth0"), Value::integer(0));
-      d.set(Value::str("previtem"), k > 0 ? items[size_t(k - 1)] : Value::undefined("previtem"));
-      d.set(Value::str("nextitem"), k + 1 < n ? items[size_t(k + 1)] : Value::undefined("nextitem"));
-      d.set(Value::str("cycle"), Value::function("cycle", [k](Args& a) {
-              if (a.pos.empty()) throw RenderError("loop.cycle() needs at least one value");
-              return a.pos[size_t(k) % a.pos.size()];
-            }));
+      auto& d = loop.dict->items;
+      static const Value kIndex = Value::str("index"), kIndex0 = Value::str("index0"), kRev = Value::str("revindex"),
+                         kRev0 = Value::str("revindex0"), kFirst = Value::str("first"), kLast = Value::str("last"),
+                         kLength = Value::str("length"), kDepth = Value::str("depth"), kDepth0 = Value::str("depth0"),
+                         kPrev = Value::str("previtem"), kNext = Value::str("nextitem"), kCycle = Value::str("cycle");
+      d.reserve(12);
+      d.emplace_back(kIndex, Value::integer(k + 1));
+      d.emplace_back(kIndex0, Value::integer(k));
+      d.emplace_back(kRev, Value::integer(n - k));
+      d.emplace_back(kRev0, Value::integer(n - k - 1));
+      d.emplace_back(kFirst, Value::boolean(k == 0));
+      d.emplace_back(kLast, Value::boolean(k == n - 1));
+      d.emplace_back(kLength, Value::integer(n));
+      d.emplace_back(kDepth, Value::integer(1));
+      d.emplace_back(kDepth0, Value::integer(0));
+      d.emplace_back(kPrev, k > 0 ? items[size_t(k - 1)] : Value::undefined("previtem"));
+      d.emplace_back(kNext, k + 1 < n ? items[size_t(k + 1)] : Value::undefined("nextitem"));
+      d.emplace_back(kCycle, Value::function("cycle", [k](Args& a) {
+                       if (a.pos.empty()) throw RenderError("loop.cycle() needs at least one value");
+                       return a.pos[size_t(k) % a.pos.size()];
+                     }));
       is->vars["loop"] = std::move(loop);
       Flow f = exec(s.body, is, out);
       if (f == Flow::Break) break;
@@ -189,7 +211,7 @@ struct Renderer {
     ScopeP strong = s.k == SK::CallBlock ? def_scope : nullptr;
     return Value::function(s.text, [this, st, weak, strong](Args& a) {
       ScopeP parent = strong ? strong : weak.lock();
-      Depth g(*this);
+      Depth g(*this, true);
       auto ms = child(parent);
       const int saved = line;
       for (size_t k = 0; k < st->params.size(); ++k) {
@@ -245,7 +267,7 @@ struct Renderer {
 
   // ---------- expressions ----------
   Value eval(const Expr& e, const ScopeP& sc) {
-    Depth g(*this);
+    Depth g(*this, false);
     switch (e.k) {
       case EK::Literal: return e.lit;
       case EK::Name: {
@@ -274,13 +296,13 @@ struct Renderer {
         Value fn = eval(*e.kids[0], sc);
         Args a = eval_args(e, sc);
         line = e.line;
-        return invoke(fn, a);
+        return charge(invoke(fn, a));
       }
       case EK::Filter: {
         Value v = eval(*e.kids[0], sc);
         Args a = eval_args(e, sc);
         line = e.line;
-        return apply_filter(e.name, v, a);
+        return charge(apply_filter(e.name, v, a));
       }
       case EK::Test: {
         Value v = eval(*e.kids[0], sc);
@@ -306,7 +328,7 @@ struct Renderer {
         }
         Value a = eval(*e.kids[0], sc), b = eval(*e.kids[1], sc);
         line = e.line;
-        return binary(e.name, a, b);
+        return charge(binary(e.name, a, b));
       }
       case EK::Compare: {
         Value a = eval(*e.kids[0], sc);
@@ -398,7 +420,12 @@ struct Renderer {
       }
       return bad();
     }
-    if (o == "+" && a.is_string() && b.is_string()) return binary("~", a, b);
+    if (o == "+" && a.is_string() && b.is_string()) {
+      if (!a.markup && !b.markup) return binary("~", a, b);
+      Value r = binary("~", a.markup ? a : Value::str(html_escape(a.s)), b.markup ? b : Value::str(html_escape(b.s)));
+      r.markup = true;  // markupsafe: Markup + str escapes the str
+      return r;
+    }
     if (o == "+" && a.is_list() && a.kind == b.kind) {
       List l = *a.list;
       l.insert(l.end(), b.list->begin(), b.list->end());

@@ -39,8 +39,8 @@ Value attr_path(const Value& item, const Value& path) {
   for (;;) {
     size_t e = p.find('.', b);
     std::string part = p.substr(b, e == std::string::npos ? std::string::npos : e - b);
-    const bool digits = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
-    cur = get_item(cur, digits ? Value::integer(std::stoll(part)) : Value::str(part));
+    int64_t idx = 0;
+    cur = get_item(cur, parse_int64(part, &idx) ? Value::integer(idx) : Value::str(part));
     if (e == std::string::npos) return cur;
     b = e + 1;
   }
@@ -53,6 +53,7 @@ Value case_key(const Value& v, bool case_sensitive) {
 // select / reject / selectattr / rejectattr
 Value select(const Value& seq, Args& a, bool by_attr, bool keep) {
   List out;
+  if (!truthy(seq)) return Value::generator({});  // jinja2: `if seq:` before iterating
   size_t first = 0;
   Value path;
   if (by_attr) {
@@ -73,11 +74,12 @@ Value select(const Value& seq, Args& a, bool by_attr, bool keep) {
     bool ok = test.empty() ? truthy(x) : apply_test(test, x, targs);
     if (ok == keep) out.push_back(item);
   }
-  return Value::make_list(std::move(out));
+  return Value::generator(std::move(out));
 }
 
 Value do_map(const Value& seq, Args& a) {
   List out;
+  if (!truthy(seq)) return Value::generator({});  // jinja2: `if value:` before iterating
   const Value* attr = a.get(99, "attribute");
   if (attr) {
     const Value* dflt = a.get(99, "default");
@@ -85,7 +87,7 @@ Value do_map(const Value& seq, Args& a) {
       Value x = attr_path(item, *attr);
       out.push_back(x.is_undefined() && dflt ? *dflt : x);
     }
-    return Value::make_list(std::move(out));
+    return Value::generator(std::move(out));
   }
   if (a.pos.empty() || !a.pos[0].is_string()) throw RenderError("map needs a filter name or attribute=");
   const std::string f = a.pos[0].s;
@@ -97,7 +99,7 @@ Value do_map(const Value& seq, Args& a) {
     Args copy = fargs;
     out.push_back(apply_filter(f, item, copy));
   }
-  return Value::make_list(std::move(out));
+  return Value::generator(std::move(out));
 }
 
 Value sorted(const Value& v, const Args& a, size_t attr_idx) {
@@ -151,6 +153,13 @@ Value to_number(const Value& v, bool want_float, const Value& dflt, int base) {
 
 }  // namespace
 
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '"' ? "&#34;" : c == '\'' ? "&#39;" : std::string(1, c);
+  return out;
+}
+
 bool known_filter(const std::string& name) { return filter_names().count(name) != 0; }
 
 Value apply_filter(const std::string& n, const Value& v, Args& a) {
@@ -177,16 +186,20 @@ Value apply_filter(const std::string& n, const Value& v, Args& a) {
     const Value* c = a.get(0, "chars");
     return Value::str(py_strip(to_str(v), c ? *c : Value::none(), 'b'));
   }
-  if (n == "string" || n == "safe") return v.is_string() ? v : Value::str(to_str(v));
+  if (n == "string") return v.is_string() ? v : Value::str(to_str(v));
+  if (n == "safe") {
+    Value r = v.is_string() ? v : Value::str(to_str(v));
+    r.markup = true;
+    return r;
+  }
   if (n == "upper") return Value::str(py_upper(to_str(v)));
   if (n == "lower") return Value::str(py_lower(to_str(v)));
   if (n == "title") return Value::str(py_title(to_str(v)));
   if (n == "capitalize") return Value::str(py_capitalize(to_str(v)));
   if (n == "e" || n == "escape") {
-    std::string out;
-    for (char c : to_str(v))
-      out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '"' ? "&#34;" : c == '\'' ? "&#39;" : std::string(1, c);
-    return Value::str(out);
+    Value r = v.markup ? v : Value::str(html_escape(to_str(v)));
+    r.markup = true;
+    return r;
   }
   if (n == "replace") {
     const Value *o = a.get(0, "old"), *r = a.get(1, "new");
@@ -203,9 +216,10 @@ Value apply_filter(const std::string& n, const Value& v, Args& a) {
     return Value::str(std::move(out));
   }
   if (n == "items") {
-    if (v.is_undefined()) return Value::make_list();
+    if (v.is_undefined()) return Value::generator({});
     if (v.kind != Kind::Dict) throw RenderError("can only get item pairs from a mapping");
-    return (*get_attr(v, "items").func)(a);
+    Args none;
+    return Value::generator(*(*get_attr(v, "items").func)(none).list);
   }
   if (n == "dictsort") {
     if (v.kind != Kind::Dict) throw RenderError("dictsort needs a mapping");
@@ -235,7 +249,7 @@ Value apply_filter(const std::string& n, const Value& v, Args& a) {
     }
     List l = iterate(v);
     std::reverse(l.begin(), l.end());
-    return Value::make_list(std::move(l));
+    return Value::generator(std::move(l));
   }
   if (n == "select" || n == "reject") return select(v, a, false, n == "select");
   if (n == "selectattr" || n == "rejectattr") return select(v, a, true, n == "selectattr");
@@ -253,7 +267,7 @@ Value apply_filter(const std::string& n, const Value& v, Args& a) {
         if (std::none_of(seen.begin(), seen.end(), [&](const Value& s) { return equal(s, kx); }))
           seen.push_back(kx), out.push_back(x);
       }
-      return Value::make_list(std::move(out));
+      return Value::generator(std::move(out));
     }
     if (l.empty()) return Value::undefined(n);
     Value best = l[0];
@@ -329,7 +343,7 @@ Value apply_filter(const std::string& n, const Value& v, Args& a) {
       while (fill && int64_t(cur.size()) < cnt->i) cur.push_back(*fill);
       out.push_back(Value::make_list(std::move(cur)));
     }
-    return Value::make_list(std::move(out));
+    return Value::generator(std::move(out));
   }
   throw RenderError("no filter named '" + n + "'");
 }

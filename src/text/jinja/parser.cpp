@@ -345,10 +345,10 @@ struct Parser {
       }
       case Tok::Int:
         ++p;
-        try {
-          e->lit = Value::integer(std::stoll(tk.text));
-        } catch (const std::exception&) {
-          fail("integer literal " + tk.text + " is out of the 64-bit range");
+        {
+          int64_t v = 0;
+          if (!parse_int64(tk.text, &v)) --p, fail("integer literal " + tk.text + " is out of the 64-bit range");
+          e->lit = Value::integer(v);
         }
         return e;
       case Tok::Float:
@@ -395,7 +395,10 @@ struct Parser {
           auto g = node(EK::GetItem);
           g->kids.push_back(std::move(e));
           auto idx = node(EK::Literal);
-          idx->lit = Value::integer(std::stoll(t[p++].text));
+          int64_t v = 0;
+          if (!parse_int64(cur().text, &v)) fail("index " + cur().text + " is out of the 64-bit range");
+          ++p;
+          idx->lit = Value::integer(v);
           g->kids.push_back(std::move(idx));
           e = std::move(g);
         } else {
@@ -475,7 +478,6 @@ struct Parser {
         auto f = node(EK::Filter);
         f->name = expect_name();
         while (op(".")) ++p, f->name += "." + expect_name();
-        if (!known_filter(f->name)) --p, fail("no filter named '" + f->name + "'");
         f->kids.push_back(std::move(e));
         if (op("(")) call_args(*f);
         e = std::move(f);
@@ -484,7 +486,6 @@ struct Parser {
         auto tst = node(EK::Test);
         if (name("not")) ++p, tst->negated = true;
         tst->name = expect_name();
-        if (!known_test(tst->name)) --p, fail("no test named '" + tst->name + "'");
         tst->kids.push_back(std::move(e));
         const Tok ty = cur().type;
         if (op("(")) {
@@ -505,11 +506,41 @@ struct Parser {
   }
 };
 
+// jinja2 rejects an unknown filter or test at compile time, except inside an if statement or a conditional
+// expression (its "soft" frames), where the error waits until the filter is applied. Loop, macro and block
+// bodies start hard again.
+void check_names(const Expr* e, bool soft) {
+  if (!e) return;
+  if ((e->k == EK::Filter && !known_filter(e->name)) || (e->k == EK::Test && !known_test(e->name))) {
+    if (!soft)
+      throw FormatError("chat template line " + std::to_string(e->line) + ": no " +
+                        (e->k == EK::Filter ? "filter" : "test") + " named '" + e->name + "'");
+  }
+  soft = soft || e->k == EK::Cond;
+  for (const auto& k : e->kids) check_names(k.get(), soft);
+  for (const auto& [n, k] : e->kwargs) check_names(k.get(), soft);
+}
+
+void check_names(const Body& body, bool soft) {
+  for (const auto& s : body) {
+    check_names(s->expr.get(), soft);
+    check_names(s->filter.get(), s->k == SK::FilterBlock || s->k == SK::SetBlock ? false : soft);
+    for (const auto& [c, b] : s->branches) check_names(c.get(), true), check_names(b, true);
+    const bool inner = s->k == SK::If ? soft : false;
+    check_names(s->cond.get(), s->k == SK::Set ? soft : false);
+    for (const auto& p : s->params) check_names(p.def.get(), false);
+    check_names(s->body, inner);
+    check_names(s->else_body, s->k == SK::If ? true : soft);
+  }
+}
+
 }  // namespace
 
 Body parse(const std::vector<Token>& tokens) {
   Parser ps{tokens};
-  return ps.body_until({}, nullptr);
+  Body b = ps.body_until({}, nullptr);
+  check_names(b, false);
+  return b;
 }
 
 }  // namespace wgrt::text::jinja

@@ -28,6 +28,7 @@ const Value& arg(const Args& a, const std::string& test) {
 bool known_test(const std::string& name) { return test_names().count(name) != 0; }
 
 bool apply_test(const std::string& n, const Value& v, Args& a) {
+  if (!known_test(n)) throw RenderError("no test named '" + n + "'");
   const Kind k = v.kind;
   if (n == "defined") return k != Kind::Undefined;
   if (n == "undefined") return k == Kind::Undefined;
@@ -41,11 +42,11 @@ bool apply_test(const std::string& n, const Value& v, Args& a) {
   if (n == "string") return k == Kind::String;
   if (n == "mapping") return k == Kind::Dict;
   if (n == "iterable" || n == "sequence")
-    return k == Kind::String || v.is_list() || k == Kind::Dict || k == Kind::Undefined;
+    return k == Kind::String || (v.is_list() && !(v.gen && n == "sequence")) || k == Kind::Dict || k == Kind::Undefined;
   if (n == "callable") return k == Kind::Func;
-  if (n == "escaped") return false;
-  if (n == "filter") return arg(a, n).is_string() && known_filter(a.pos[0].s);
-  if (n == "test") return arg(a, n).is_string() && known_test(a.pos[0].s);
+  if (n == "escaped") return k == Kind::String && v.markup;
+  if (n == "filter") return v.is_string() && known_filter(v.s);
+  if (n == "test") return v.is_string() && known_test(v.s);
   if (n == "sameas") {
     const Value& o = arg(a, n);
     if (k != o.kind) return false;
