@@ -1,5 +1,5 @@
 // Chat-template conformance: wgrt's Jinja2 interpreter against Python jinja2 (driven like HF's
-// apply_chat_template) on llama.cpp's 68 real templates x 10 conversations. The cases and goldens are made
+// apply_chat_template) on llama.cpp's 68 real templates x 14 conversations. The cases and goldens are made
 // at test time by the chat_templates_setup fixture (tests/golden/chat_templates_setup.sh). A case passes when
 // jinja2 rendered it and wgrt renders the same bytes; or jinja2's raise_exception fired and wgrt throws
 // InvalidArgument with the same message; or jinja2 failed otherwise and wgrt throws a wgrt::Error.
@@ -58,6 +58,7 @@ std::string check(const nlohmann::json& c, const nlohmann::json& m, std::map<std
   in.messages = nlohmann::json::parse(slurp(kDir + "/" + c["messages"].get<std::string>()));
   if (!c["tools"].is_null()) in.tools = nlohmann::json::parse(slurp(kDir + "/" + c["tools"].get<std::string>()));
   in.add_generation_prompt = c["add_generation_prompt"];
+  in.extra = c["vars"];
   in.bos_token = m["bos_token"];
   in.eos_token = m["eos_token"];
   std::string got, err;

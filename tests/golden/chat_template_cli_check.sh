@@ -16,11 +16,13 @@ pick = ("meta-llama-Llama-3.1-8B-Instruct.jinja", "Qwen-Qwen3-0.6B.jinja", "goog
 for c in m["cases"]:
     if c["template"] in pick and c["expect"] in ("ok", "raise"):
         print("\x1f".join([c["template"], c["messages"], c["tools"] or "", "1" if c["add_generation_prompt"] else "0",
-                         c["expect"], c.get("output") or c["message"]]))
+                         json.dumps(c["vars"]), c["expect"], c.get("output") or c["message"]]))
 PY
 n=0
-while IFS=$'\x1f' read -r tmpl msgs tools gp expect want; do
-  args=(template --template "$dir/models/templates/$tmpl" --messages "$dir/$msgs" --bos-token '<s>' --eos-token '</s>')
+while IFS=$'\x1f' read -r tmpl msgs tools gp vars expect want; do
+  echo "$vars" > "$tmp/vars.json"
+  args=(template --template "$dir/models/templates/$tmpl" --messages "$dir/$msgs" --bos-token '<s>' --eos-token '</s>'
+        --vars "$tmp/vars.json")
   [ -n "$tools" ] && args+=(--tools "$dir/$tools")
   [ "$gp" = 1 ] && args+=(--add-generation-prompt)
   if [ "$expect" = ok ]; then

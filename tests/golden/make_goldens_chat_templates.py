@@ -68,9 +68,21 @@ CONVS = {
                     "content": "{\"temperature\": 18, \"sky\": \"clear\"}"},
                    {"role": "assistant", "content": "It is 18 °C and clear in Paris."},
                    {"role": "user", "content": "Thanks. And 2.5 + 4?"}],
+    "content_parts": [{"role": "system", "content": [{"type": "text", "text": "Be brief."}]},
+                      {"role": "user", "content": [{"type": "text", "text": "Part one."},
+                                                   {"type": "text", "text": "Part two: ünïcode."}]}],
+    "string_args_call": [{"role": "user", "content": "Add 2 and 3."},
+                         {"role": "assistant", "content": None, "tool_calls": [
+                             {"id": "call_2", "type": "function",
+                              "function": {"name": "add", "arguments": "{\"a\": 2, \"b\": 3}"}}]},
+                         {"role": "tool", "tool_call_id": "call_2", "name": "add", "content": "5"}],
+    "reasoning": [{"role": "user", "content": "Why is the sky blue?"},
+                  {"role": "assistant", "content": "Rayleigh scattering.",
+                   "reasoning_content": "Short wavelengths scatter more."},
+                  {"role": "user", "content": "And sunsets?"}],
 }
 
-# (case name, conversation, add_generation_prompt, with tools)
+# (case name, conversation, add_generation_prompt, with tools[, extra variables])
 CASES = [
     ("user_gp", "user", True, False),
     ("sys_user_gp", "sys_user", True, False),
@@ -82,6 +94,10 @@ CASES = [
     ("non_ascii_gp", "non_ascii", True, False),
     ("tools_gp", "sys_user", True, True),
     ("tool_calls_gp", "tool_calls", True, True),
+    ("content_parts_gp", "content_parts", True, False),
+    ("string_args_call_gp", "string_args_call", True, True),
+    ("reasoning_gp", "reasoning", True, False),
+    ("thinking_off_gp", "multi_turn", True, False, {"enable_thinking": False}),
 ]
 
 
@@ -153,14 +169,16 @@ def main():
             tmpl, compile_error = env.from_string(source), None
         except Exception as e:  # syntax error, unknown filter, ...
             tmpl, compile_error = None, e
-        for case, conv, gp, with_tools in CASES:
+        for case, conv, gp, with_tools, *more in CASES:
+            extra = more[0] if more else {}
             entry = {"template": tname, "case": case, "messages": "conv/%s.json" % conv,
-                     "tools": "conv/tools.json" if with_tools else None, "add_generation_prompt": gp}
+                     "tools": "conv/tools.json" if with_tools else None, "add_generation_prompt": gp, "vars": extra}
             try:
                 if compile_error:
                     raise compile_error
                 text = tmpl.render(messages=sorted_keys(CONVS[conv]), tools=sorted_keys(TOOLS) if with_tools else None,
-                                   documents=None, add_generation_prompt=gp, bos_token=BOS, eos_token=EOS)
+                                   documents=None, add_generation_prompt=gp, bos_token=BOS, eos_token=EOS,
+                                   **extra)
                 rel = "expected/%s__%s.txt" % (tname[:-6], case)
                 with open(os.path.join(out, rel), "wb") as f:
                     f.write(text.encode("utf-8", "surrogatepass"))
