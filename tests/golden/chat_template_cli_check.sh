@@ -35,6 +35,33 @@ while IFS=$'\x1f' read -r tmpl msgs tools gp vars expect want; do
   n=$((n + 1))
 done < "$tmp/cases"
 [ "$n" -ge 40 ] || { echo "FAIL: only $n CLI cases"; exit 1; }
+# -m MODEL: the template and the BOS/EOS texts come from the GGUF (written here by an independent few-line
+# GGUF v3 writer); the expected text is hf_style.jinja's committed jinja2 golden.
+src=$(cd "$(dirname "$0")/../.." && pwd)
+python3 - "$src" "$tmp" <<'PY'
+import json, struct, sys
+src, tmp = sys.argv[1], sys.argv[2]
+g = json.load(open(src + "/tests/golden/chat_template_snippets.json"))
+json.dump(g["messages"], open(tmp + "/m.json", "w"))
+json.dump(g["tools"], open(tmp + "/t.json", "w"))
+open(tmp + "/want.txt", "wb").write(g["snippets"]["hf_style.jinja"]["output"].encode())
+def s(x):
+    b = x.encode()
+    return struct.pack("<Q", len(b)) + b
+kv = [("general.architecture", struct.pack("<I", 8) + s("llama")),
+      ("tokenizer.ggml.tokens", struct.pack("<II", 9, 8) + struct.pack("<Q", 4) + b"".join(s(t) for t in ["<unk>", "<s>", "</s>", "x"])),
+      ("tokenizer.ggml.bos_token_id", struct.pack("<II", 4, 1)),
+      ("tokenizer.ggml.eos_token_id", struct.pack("<II", 4, 2)),
+      ("tokenizer.chat_template", struct.pack("<I", 8) + s(open(src + "/tests/corpus/chat_template/hf_style.jinja").read()))]
+with open(tmp + "/chat.gguf", "wb") as f:
+    f.write(b"GGUF" + struct.pack("<IQQ", 3, 0, len(kv)))
+    for k, v in kv:
+        f.write(s(k) + v)
+PY
+WGRT_TEMPLATE_NOW=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['now'])" "$src/tests/golden/chat_template_snippets.json") \
+  "$wgrt" template -m "$tmp/chat.gguf" --messages "$tmp/m.json" --tools "$tmp/t.json" --add-generation-prompt > "$tmp/got.txt"
+cmp -s "$tmp/got.txt" "$tmp/want.txt" || { echo "FAIL: wgrt template -m differs from hf_style.jinja's golden"; diff "$tmp/got.txt" "$tmp/want.txt" | head; exit 1; }
+
 # Bad input: one clear line, exit 1.
 echo '[{"role": "user", "content": "hi"' > "$tmp/bad.json"
 echo '{% for %}' > "$tmp/bad.jinja"
