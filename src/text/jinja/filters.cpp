@@ -2,7 +2,7 @@
 // Hugging Face's tojson (json.dumps with ensure_ascii=False: no HTML escaping).
 #include <algorithm>
 #include <cmath>
-#include <set>
+#include <map>
 
 #include "text/jinja/eval.h"
 #include "text/jinja/parser.h"
@@ -11,14 +11,45 @@
 namespace wgrt::text::jinja {
 namespace {
 
-const std::set<std::string>& filter_names() {
-  static const std::set<std::string> k = {
-      "abs",    "attr",   "batch",   "capitalize", "count",      "d",       "default", "dictsort", "e",
-      "escape", "first",  "float",   "indent",     "int",        "items",   "join",    "last",     "length",
-      "list",   "lower",  "map",     "max",        "min",        "reject",  "rejectattr", "replace", "reverse",
-      "round",  "safe",   "select",  "selectattr", "sort",       "string",  "sum",     "title",    "tojson",
-      "trim",   "unique", "upper",   "wordcount"};
+struct Signature {
+  std::vector<const char*> params;  // after the value, in Python's order
+  size_t required = 0;              // how many of them have no default
+  bool varargs = false;             // *args, **kwargs (checked by the filter itself)
+};
+
+// jinja2 3.1's filter signatures (HF's tojson for tojson). A call outside them is a TypeError in jinja2.
+const std::map<std::string, Signature>& signatures() {
+  static const std::map<std::string, Signature> k = {
+      {"abs", {}}, {"attr", {{"name"}, 1}}, {"batch", {{"linecount", "fill_with"}, 1}}, {"capitalize", {}},
+      {"count", {}}, {"length", {}}, {"d", {{"default_value", "boolean"}}}, {"default", {{"default_value", "boolean"}}},
+      {"dictsort", {{"case_sensitive", "by", "reverse"}}}, {"e", {}}, {"escape", {}}, {"first", {}}, {"last", {}},
+      {"float", {{"default"}}}, {"indent", {{"width", "first", "blank"}}}, {"int", {{"default", "base"}}},
+      {"items", {}}, {"join", {{"d", "attribute"}}}, {"list", {}}, {"lower", {}}, {"upper", {}}, {"title", {}},
+      {"map", {{}, 0, true}}, {"max", {{"case_sensitive", "attribute"}}}, {"min", {{"case_sensitive", "attribute"}}},
+      {"reject", {{}, 0, true}}, {"select", {{}, 0, true}}, {"rejectattr", {{}, 0, true}}, {"selectattr", {{}, 0, true}},
+      {"replace", {{"old", "new", "count"}, 2}}, {"reverse", {}}, {"round", {{"precision", "method"}}}, {"safe", {}},
+      {"sort", {{"reverse", "case_sensitive", "attribute"}}}, {"string", {}}, {"sum", {{"attribute", "start"}}},
+      {"tojson", {{"ensure_ascii", "indent", "separators", "sort_keys"}}}, {"trim", {{"chars"}}},
+      {"unique", {{"case_sensitive", "attribute"}}}, {"wordcount", {}}};
   return k;
+}
+
+void check_signature(const std::string& n, const Signature& sig, const Args& a) {
+  if (sig.varargs) return;
+  if (a.pos.size() > sig.params.size())
+    throw RenderError("filter '" + n + "' takes at most " + std::to_string(sig.params.size()) + " arguments, got " +
+                      std::to_string(a.pos.size()));
+  for (const auto& [k, v] : a.kw) {
+    size_t idx = 0;
+    while (idx < sig.params.size() && k != sig.params[idx]) ++idx;
+    if (idx == sig.params.size()) throw RenderError("filter '" + n + "' got an unexpected keyword argument '" + k + "'");
+    if (idx < a.pos.size()) throw RenderError("filter '" + n + "' got multiple values for argument '" + k + "'");
+  }
+  for (size_t idx = a.pos.size(); idx < sig.required; ++idx) {
+    bool given = false;
+    for (const auto& [k, v] : a.kw) given = given || k == sig.params[idx];
+    if (!given) throw RenderError("filter '" + n + "' is missing its argument '" + std::string(sig.params[idx]) + "'");
+  }
 }
 
 bool flag(const Args& a, size_t idx, const char* name, bool dflt) {
@@ -83,6 +114,9 @@ Value do_map(const Value& seq, Args& a) {
   const Value* attr = a.get(99, "attribute");
   if (attr) {
     const Value* dflt = a.get(99, "default");
+    for (const auto& [k, x] : a.kw)
+      if (k != "attribute" && k != "default") throw RenderError("map: unexpected keyword argument '" + k + "'");
+    if (!a.pos.empty()) throw RenderError("map with attribute= takes no positional arguments");
     for (const Value& item : iterate(seq)) {
       Value x = attr_path(item, *attr);
       out.push_back(x.is_undefined() && dflt ? *dflt : x);
@@ -102,15 +136,36 @@ Value do_map(const Value& seq, Args& a) {
   return Value::generator(std::move(out));
 }
 
-Value sorted(const Value& v, const Args& a, size_t attr_idx) {
+// jinja2's do_sort: the key of an item is the list of its attributes ("a,b" sorts by a, then b); lists
+// compare element by element, equal elements (Undefined == Undefined) never reach '<'.
+Value sorted(const Value& v, const Args& a) {
   const bool reverse = flag(a, 0, "reverse", false), cs = flag(a, 1, "case_sensitive", false);
-  const Value* attr = opt(a, attr_idx, "attribute");
+  const Value* attr = opt(a, 2, "attribute");
+  std::vector<Value> paths;
+  if (attr && attr->is_string()) {
+    for (size_t b = 0;;) {
+      size_t e = attr->s.find(',', b);
+      paths.push_back(Value::str(attr->s.substr(b, e == std::string::npos ? std::string::npos : e - b)));
+      if (e == std::string::npos) break;
+      b = e + 1;
+    }
+  } else if (attr) {
+    paths.push_back(*attr);
+  }
   List l = iterate(v);
-  auto key = [&](const Value& x) { return case_key(attr ? attr_path(x, *attr) : x, cs); };
-  std::stable_sort(l.begin(), l.end(), [&](const Value& x, const Value& y) {
-    return reverse ? compare(key(y), key(x)) < 0 : compare(key(x), key(y)) < 0;
+  std::vector<std::pair<Value, Value>> keyed;  // (key list, item)
+  for (const Value& x : l) {
+    List key;
+    if (paths.empty()) key.push_back(case_key(x, cs));
+    for (const Value& p : paths) key.push_back(case_key(attr_path(x, p), cs));
+    keyed.emplace_back(Value::make_list(std::move(key)), x);
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
+    return reverse ? compare(y.first, x.first) < 0 : compare(x.first, y.first) < 0;
   });
-  return Value::make_list(std::move(l));
+  List out;
+  for (auto& [k, x] : keyed) out.push_back(std::move(x));
+  return Value::make_list(std::move(out));
 }
 
 std::string indent(const std::string& s0, const Value& width, bool first, bool blank) {
@@ -160,9 +215,13 @@ std::string html_escape(const std::string& s) {
   return out;
 }
 
-bool known_filter(const std::string& name) { return filter_names().count(name) != 0; }
+bool known_filter(const std::string& name) { return signatures().count(name) != 0; }
 
 Value apply_filter(const std::string& n, const Value& v, Args& a) {
+  const auto sig = signatures().find(n);
+  if (sig == signatures().end()) throw RenderError("no filter named '" + n + "'");
+  check_signature(n, sig->second, a);
+  if (v.is_undefined() && (n == "indent" || n == "int" || n == "float")) undefined_error(v);
   if (n == "tojson") {  // HF: tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False)
     const Value* indent_v = a.get(1, "indent");
     const Value* sep = a.get(2, "separators");
@@ -254,7 +313,7 @@ Value apply_filter(const std::string& n, const Value& v, Args& a) {
   if (n == "select" || n == "reject") return select(v, a, false, n == "select");
   if (n == "selectattr" || n == "rejectattr") return select(v, a, true, n == "selectattr");
   if (n == "map") return do_map(v, a);
-  if (n == "sort") return sorted(v, a, 2);
+  if (n == "sort") return sorted(v, a);
   if (n == "unique" || n == "min" || n == "max") {
     const bool cs = flag(a, 0, "case_sensitive", false);
     const Value* attr = opt(a, 1, "attribute");

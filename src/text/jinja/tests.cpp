@@ -29,6 +29,13 @@ bool known_test(const std::string& name) { return test_names().count(name) != 0;
 
 bool apply_test(const std::string& n, const Value& v, Args& a) {
   if (!known_test(n)) throw RenderError("no test named '" + n + "'");
+  static const std::set<std::string> one_arg = {"sameas", "divisibleby", "in", "==", "eq", "equalto", "!=", "ne", ">",
+                                                "gt", "greaterthan", ">=", "ge", "<", "lt", "lessthan", "<=", "le"};
+  const size_t want = one_arg.count(n);
+  if (a.pos.size() + a.kw.size() != want)
+    throw RenderError("test '" + n + "' takes " + std::to_string(want) + " argument" + (want == 1 ? "" : "s") + ", got " +
+                      std::to_string(a.pos.size() + a.kw.size()));
+  if (!a.kw.empty()) a.pos.push_back(a.kw[0].second);
   const Kind k = v.kind;
   if (n == "defined") return k != Kind::Undefined;
   if (n == "undefined") return k == Kind::Undefined;

@@ -197,7 +197,7 @@ std::string str_repr(const std::string& s) {
 std::string repr(const Value& v) {
   switch (v.kind) {
     case Kind::String: return str_repr(v.s);
-    case Kind::Undefined: return "";
+    case Kind::Undefined: return "Undefined";
     default: break;
   }
   if (v.gen) return "<generator object>";
