@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Differential check of wgrt's chat-template engine against Python jinja2 on a directory of templates,
-typically a libFuzzer corpus grown by fuzz/fuzz_chat_template from tests/corpus/chat_template. Each file is
+typically a libFuzzer corpus grown by fuzz/fuzz_chat_template from tests/corpus/chat_template, or programs from
+fuzz/gen_chat_templates.py. Each file is
 rendered by jinja2 (driven like HF, tests/golden/make_goldens_chat_templates.py) and by `wgrt template` over
 the snippet context (tests/golden/chat_template_snippets.json); it prints the files where the two disagree
 (different text, or one fails and the other renders) and a count. A development tool, not run in CI.

@@ -215,6 +215,45 @@ std::string html_escape(const std::string& s) {
   return out;
 }
 
+Value generator_filter(const std::string& n, const Value& v, Args& a) {
+  if (n == "items") {
+    if (v.is_undefined()) return Value::generator({});
+    if (v.kind != Kind::Dict) throw RenderError("can only get item pairs from a mapping");
+    Args none;
+    return Value::generator(*(*get_attr(v, "items").func)(none).list);
+  }
+  if (n == "select" || n == "reject") return select(v, a, false, n == "select");
+  if (n == "selectattr" || n == "rejectattr") return select(v, a, true, n == "selectattr");
+  if (n == "map") return do_map(v, a);
+  if (n == "unique") {
+    const bool cs = flag(a, 0, "case_sensitive", false);
+    const Value* attr = opt(a, 1, "attribute");
+    List seen, out;
+    for (const Value& x : iterate(v)) {
+      Value kx = case_key(attr ? attr_path(x, *attr) : x, cs);
+      if (std::none_of(seen.begin(), seen.end(), [&](const Value& s) { return equal(s, kx); }))
+        seen.push_back(kx), out.push_back(x);
+    }
+    return Value::generator(std::move(out));
+  }
+  if (n == "batch") {
+    const Value* cnt = a.get(0, "linecount");
+    if (!cnt || cnt->kind != Kind::Int || cnt->i <= 0) throw RenderError("batch needs a positive count");
+    const Value* fill = opt(a, 1, "fill_with");
+    List out, cur;
+    for (const Value& x : iterate(v)) {
+      cur.push_back(x);
+      if (int64_t(cur.size()) == cnt->i) out.push_back(Value::make_list(std::move(cur))), cur.clear();
+    }
+    if (!cur.empty()) {
+      while (fill && int64_t(cur.size()) < cnt->i) cur.push_back(*fill);
+      out.push_back(Value::make_list(std::move(cur)));
+    }
+    return Value::generator(std::move(out));
+  }
+  throw RenderError("no filter named '" + n + "'");
+}
+
 bool known_filter(const std::string& name) { return signatures().count(name) != 0; }
 
 Value apply_filter(const std::string& n, const Value& v, Args& a) {
@@ -228,7 +267,19 @@ Value apply_filter(const std::string& n, const Value& v, Args& a) {
     return Value::str(to_json(v, flag(a, 0, "ensure_ascii", false), indent_v ? *indent_v : Value::none(),
                               sep ? *sep : Value::none(), flag(a, 3, "sort_keys", false)));
   }
+  // jinja2 runs these filters as generators: their errors surface only when the result is consumed.
+  if (n == "select" || n == "reject" || n == "selectattr" || n == "rejectattr" || n == "map" || n == "items" ||
+      n == "unique" || n == "batch") {
+    try {
+      return generator_filter(n, v, a);
+    } catch (const RenderError& e) {
+      Value g = Value::generator({});
+      g.s = e.what();
+      return g;
+    }
+  }
   if (n == "length" || n == "count") {
+    if (v.gen) return Value::integer(int64_t(iterate(v).size()));
     if (v.is_string()) return Value::integer(int64_t(cp_length(v.s)));
     if (v.is_list()) return Value::integer(int64_t(v.list->size()));
     if (v.kind == Kind::Dict) return Value::integer(int64_t(v.dict->items.size()));
@@ -274,12 +325,6 @@ Value apply_filter(const std::string& n, const Value& v, Args& a) {
     for (const Value& x : iterate(v)) out += (first ? "" : sep) + to_str(attr ? attr_path(x, *attr) : x), first = false;
     return Value::str(std::move(out));
   }
-  if (n == "items") {
-    if (v.is_undefined()) return Value::generator({});
-    if (v.kind != Kind::Dict) throw RenderError("can only get item pairs from a mapping");
-    Args none;
-    return Value::generator(*(*get_attr(v, "items").func)(none).list);
-  }
   if (n == "dictsort") {
     if (v.kind != Kind::Dict) throw RenderError("dictsort needs a mapping");
     const bool cs = flag(a, 0, "case_sensitive", false), rev = flag(a, 2, "reverse", false);
@@ -310,24 +355,12 @@ Value apply_filter(const std::string& n, const Value& v, Args& a) {
     std::reverse(l.begin(), l.end());
     return Value::generator(std::move(l));
   }
-  if (n == "select" || n == "reject") return select(v, a, false, n == "select");
-  if (n == "selectattr" || n == "rejectattr") return select(v, a, true, n == "selectattr");
-  if (n == "map") return do_map(v, a);
   if (n == "sort") return sorted(v, a);
-  if (n == "unique" || n == "min" || n == "max") {
+  if (n == "min" || n == "max") {
     const bool cs = flag(a, 0, "case_sensitive", false);
     const Value* attr = opt(a, 1, "attribute");
     auto key = [&](const Value& x) { return case_key(attr ? attr_path(x, *attr) : x, cs); };
-    List l = iterate(v), out;
-    if (n == "unique") {
-      List seen;
-      for (const Value& x : l) {
-        Value kx = key(x);
-        if (std::none_of(seen.begin(), seen.end(), [&](const Value& s) { return equal(s, kx); }))
-          seen.push_back(kx), out.push_back(x);
-      }
-      return Value::generator(std::move(out));
-    }
+    List l = iterate(v);
     if (l.empty()) return Value::undefined(n);
     Value best = l[0];
     for (const Value& x : l) {
@@ -388,21 +421,6 @@ Value apply_filter(const std::string& n, const Value& v, Args& a) {
       in = w;
     }
     return Value::integer(c);
-  }
-  if (n == "batch") {
-    const Value* cnt = a.get(0, "linecount");
-    if (!cnt || cnt->kind != Kind::Int || cnt->i <= 0) throw RenderError("batch needs a positive count");
-    const Value* fill = opt(a, 1, "fill_with");
-    List out, cur;
-    for (const Value& x : iterate(v)) {
-      cur.push_back(x);
-      if (int64_t(cur.size()) == cnt->i) out.push_back(Value::make_list(std::move(cur))), cur.clear();
-    }
-    if (!cur.empty()) {
-      while (fill && int64_t(cur.size()) < cnt->i) cur.push_back(*fill);
-      out.push_back(Value::make_list(std::move(cur)));
-    }
-    return Value::generator(std::move(out));
   }
   throw RenderError("no filter named '" + n + "'");
 }

@@ -229,12 +229,15 @@ Value get_item(const Value& obj, const Value& key) {
 
 Value slice(const Value& obj, const Value& start, const Value& stop, const Value& step) {
   if (obj.is_undefined()) undefined_error(obj);
+  for (const Value* v : {&start, &stop, &step})  // Python's TypeError, which jinja2's getitem turns into Undefined
+    if (!v->is_none() && v->kind != Kind::Int && v->kind != Kind::Bool) return Value::undefined();
   const int64_t st = int_arg(&step, 1, "slice step");
   if (st == 0) throw RenderError("slice step cannot be zero");
   std::u32string u;
   const bool is_str = obj.is_string();
   if (is_str) u = decode(obj.s);
-  else if (!obj.is_list() || obj.gen) throw RenderError(std::string("a '") + type_name(obj) + "' value cannot be sliced");
+  else if (obj.gen) throw RenderError(std::string("a '") + type_name(obj) + "' value cannot be sliced");
+  else if (!obj.is_list()) return Value::undefined();  // jinja2's getitem turns the TypeError into Undefined
   const int64_t n = is_str ? int64_t(u.size()) : int64_t(obj.list->size());
   auto clamp = [&](const Value& v, int64_t dflt) {
     if (v.is_none()) return dflt;
@@ -254,6 +257,7 @@ Value slice(const Value& obj, const Value& start, const Value& stop, const Value
 }
 
 List iterate(const Value& v) {
+  if (v.gen && !v.s.empty()) throw RenderError(v.s);  // a generator whose body fails when consumed
   switch (v.kind) {
     case Kind::Undefined: return {};
     case Kind::List:

@@ -1,5 +1,6 @@
 // jinja2's built-in tests (`x is defined`, `x is string`, ...), with jinja2 3.1's definitions: `number`
 // includes booleans, `sequence`/`iterable` include strings, dicts and Undefined, `mapping` is dicts only.
+#include <cmath>
 #include <set>
 
 #include "text/jinja/eval.h"
@@ -64,15 +65,20 @@ bool apply_test(const std::string& n, const Value& v, Args& a) {
   if (n == "odd" || n == "even" || n == "divisibleby") {
     if (v.is_undefined()) undefined_error(v);
     if (!v.is_number()) throw RenderError("test '" + n + "' needs a number, got a '" + type_name(v) + "'");
-    if (n == "divisibleby") {
-      const Value& d = arg(a, n);
-      if (d.kind != Kind::Int || d.i == 0) throw RenderError("divisibleby needs a non-zero integer");
-      if (k == Kind::Float) throw RenderError("divisibleby of a float is not supported");
-      return (k == Kind::Bool ? int64_t(v.b) : v.i) % d.i == 0;
+    const Value& d = n == "divisibleby" ? arg(a, n) : Value::integer(2);
+    if (!d.is_number()) throw RenderError("divisibleby needs a number");
+    if (k == Kind::Float || d.kind == Kind::Float) {  // Python: value % num on floats
+      const double y = d.as_double();
+      if (y == 0) throw RenderError("float modulo by zero");
+      double m = std::fmod(v.as_double(), y);
+      if (m != 0 && ((m < 0) != (y < 0))) m += y;
+      return n == "odd" ? m == 1 : m == 0;
     }
-    if (k == Kind::Float) throw RenderError("test '" + n + "' of a float is not supported");
-    const int64_t r = (k == Kind::Bool ? int64_t(v.b) : v.i) % 2;
-    return n == "odd" ? r != 0 : r == 0;
+    const int64_t di = d.kind == Kind::Bool ? d.b : d.i;
+    if (di == 0) throw RenderError("integer division or modulo by zero");
+    int64_t r = (k == Kind::Bool ? int64_t(v.b) : v.i) % di;
+    if (r != 0 && ((r < 0) != (di < 0))) r += di;
+    return n == "odd" ? r == 1 : r == 0;
   }
   if (n == "lower" || n == "upper") {
     Value s = Value::str(to_str(v));
