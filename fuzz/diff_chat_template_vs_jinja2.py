@@ -8,7 +8,9 @@ the snippet context (tests/golden/chat_template_snippets.json); it prints the fi
 
 Usage: diff_chat_template_vs_jinja2.py CORPUS_DIR path/to/wgrt [max shown]
 Known, accepted differences: integers beyond 64 bits (wgrt: an error), Python object addresses printed by
-generators, range objects printed directly, printf-style '%' formatting.
+generators (wgrt prints "<generator object>"), range objects printed directly, printf-style '%' formatting,
+slicing a non-sequence constant such as (3)[1:] (jinja2 folds it to Undefined at compile time; wgrt raises,
+as jinja2 does for the same value at run time).
 """
 import json
 import os

@@ -278,8 +278,8 @@ Value apply_filter(const std::string& n, const Value& v, Args& a) {
       return g;
     }
   }
-  if (n == "length" || n == "count") {
-    if (v.gen) return Value::integer(int64_t(iterate(v).size()));
+  if (n == "length" || n == "count") {  // jinja2 uses Python's len(): a generator has none
+    if (v.gen) throw RenderError("object of type 'generator' has no len()");
     if (v.is_string()) return Value::integer(int64_t(cp_length(v.s)));
     if (v.is_list()) return Value::integer(int64_t(v.list->size()));
     if (v.kind == Kind::Dict) return Value::integer(int64_t(v.dict->items.size()));
@@ -340,6 +340,7 @@ Value apply_filter(const std::string& n, const Value& v, Args& a) {
     return Value::make_list(std::move(l));
   }
   if (n == "list") return Value::make_list(iterate(v));
+  if (n == "last" && v.gen) throw RenderError("'generator' object is not reversible");
   if (n == "first" || n == "last") {
     List l = iterate(v);
     if (l.empty()) return Value::undefined(n);
@@ -404,6 +405,7 @@ Value apply_filter(const std::string& n, const Value& v, Args& a) {
     return acc;
   }
   if (n == "indent") {
+    if (!v.is_string()) throw RenderError(std::string("indent needs a string, not '") + type_name(v) + "'");
     const Value* w = a.get(0, "width");
     return Value::str(indent(to_str(v), w ? *w : Value::integer(4), flag(a, 1, "first", false), flag(a, 2, "blank", false)));
   }

@@ -176,6 +176,7 @@ Value list_method(const Value& obj, const std::string& n) {
 
 // Python attribute lookup only (no item fallback); Kind::Undefined with empty name when there is none.
 Value attribute(const Value& obj, const std::string& name) {
+  if (obj.gen) return Value();  // a generator has no list methods
   switch (obj.kind) {
     case Kind::String: return str_method(obj, name);
     case Kind::Dict: return dict_method(obj, name);
@@ -229,15 +230,13 @@ Value get_item(const Value& obj, const Value& key) {
 
 Value slice(const Value& obj, const Value& start, const Value& stop, const Value& step) {
   if (obj.is_undefined()) undefined_error(obj);
-  for (const Value* v : {&start, &stop, &step})  // Python's TypeError, which jinja2's getitem turns into Undefined
-    if (!v->is_none() && v->kind != Kind::Int && v->kind != Kind::Bool) return Value::undefined();
   const int64_t st = int_arg(&step, 1, "slice step");
   if (st == 0) throw RenderError("slice step cannot be zero");
   std::u32string u;
   const bool is_str = obj.is_string();
   if (is_str) u = decode(obj.s);
-  else if (obj.gen) throw RenderError(std::string("a '") + type_name(obj) + "' value cannot be sliced");
-  else if (!obj.is_list()) return Value::undefined();  // jinja2's getitem turns the TypeError into Undefined
+  // jinja2 compiles slices to a plain Python subscript (not the sandbox's getitem): other types raise.
+  else if (!obj.is_list() || obj.gen) throw RenderError(std::string("a '") + (obj.gen ? "generator" : type_name(obj)) + "' value cannot be sliced");
   const int64_t n = is_str ? int64_t(u.size()) : int64_t(obj.list->size());
   auto clamp = [&](const Value& v, int64_t dflt) {
     if (v.is_none()) return dflt;
