@@ -16,6 +16,7 @@ struct BinaryParams {
   uint32_t pad;
   uint32_t out_dims[8], a_strides[8], b_strides[8];
 };
+WGRT_UNIFORM(BinaryParams, n, rank, alpha, pad, out_dims, a_strides, b_strides);
 
 void build_binary(OpBuilder& b, uint32_t op, bool has_alpha) {
   b.check_args(has_alpha ? 4 : 3);
@@ -25,13 +26,10 @@ void build_binary(OpBuilder& b, uint32_t op, bool has_alpha) {
   for (size_t i : {size_t(0), size_t(1)}) b.check_rank(i, 0, 8);
   b.check(broadcast_shape(b.tensor(0).dims, b.tensor(1).dims).has_value(), "shapes {} and {} do not broadcast",
           dims_str(b.tensor(0).dims), dims_str(b.tensor(1).dims));
-  UniformRef params = b.uniform(sizeof(BinaryParams));
+  UniformRef params = b.uniform<BinaryParams>();
   std::vector<Binding> binds = {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(1)), Binding::tensor(b.arg(out)), params};
-  using webgpu::BindingType;
-  std::vector<BindingType> layout = {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage, BindingType::Storage,
-                                     BindingType::Uniform};
   auto spec = [&](bool bcast) {
-    return webgpu::KernelSpec{"ops/elementwise/binary.wgsl", "main", layout, {{"OP", double(op)}, {"BROADCAST", bcast ? 1.0 : 0.0}}, {}};
+    return webgpu::KernelSpec{"ops/elementwise/binary.wgsl", "main", {{"OP", double(op)}, {"BROADCAST", bcast ? 1.0 : 0.0}}, {}};
   };
   DispatchRef same = b.dispatch(spec(false), binds, 0);
   DispatchRef bcast = b.dispatch(spec(true), binds, 1);
@@ -54,7 +52,7 @@ void build_binary(OpBuilder& b, uint32_t op, bool has_alpha) {
     r.set_uniform(params, p);
     bool direct = da == *shape && db == *shape;
     r.select_route(direct ? 0 : 1);
-    r.set_workgroups(direct ? same : bcast, div_up(p.n, 256));
+    r.set_invocations(direct ? same : bcast, p.n);
   });
 }
 

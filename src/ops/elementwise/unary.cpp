@@ -21,6 +21,7 @@ struct UnaryParams {
   float p0, p1;
   uint32_t pad;
 };
+WGRT_UNIFORM(UnaryParams, n, p0, p1, pad);
 
 enum UnaryOp : uint32_t { Silu, GeluErf, GeluTanh, Sigmoid, Relu, Tanh, LeakyRelu, Hardswish, Clamp, Neg };
 
@@ -29,18 +30,15 @@ void build_unary(OpBuilder& b, UnaryOp op, float p0, float p1) {
   size_t out = b.num_args() - 1;
   b.check_dtype(0, DType::F32);
   b.check_dtype(out, DType::F32);
-  UniformRef params = b.uniform(sizeof(UnaryParams));
-  using webgpu::BindingType;
-  DispatchRef d = b.dispatch({"ops/elementwise/unary.wgsl", "main",
-                              {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform},
-                              {{"OP", double(op)}}, {}},
+  UniformRef params = b.uniform<UnaryParams>();
+  DispatchRef d = b.dispatch({"ops/elementwise/unary.wgsl", "main", {{"OP", double(op)}}, {}},
                              {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(out)), params});
   b.on_resize([=](ResizeContext& r) {
     const Dims dims = r.tensor(0).dims;
     r.set_dims(out, dims);
     UnaryParams p{uint32_t(numel(dims)), p0, p1, 0};
     r.set_uniform(params, p);
-    r.set_workgroups(d, div_up(p.n, 256));
+    r.set_invocations(d, p.n);
   });
 }
 
