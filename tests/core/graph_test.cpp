@@ -342,7 +342,7 @@ TEST(Graph, ProfilerLabelsDurationsAndTrace) {
   ASSERT_NE(p, nullptr);
   ASSERT_EQ(p->events().size(), 4u);
   for (const auto& e : p->events()) EXPECT_GT(e.dur_ns, 0.0) << e.name;
-  EXPECT_EQ(p->events()[0].name, "act/ops/elementwise/unary.wgsl:main");
+  EXPECT_EQ(p->events()[0].name, "act/ops/elementwise/unary/gelu_erf.wgsl:main");
   EXPECT_EQ(p->events()[1].layer, 1);
   auto j = nlohmann::json::parse(p->chrome_trace());
   EXPECT_EQ(j["traceEvents"].size(), 4u);
