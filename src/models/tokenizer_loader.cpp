@@ -6,6 +6,7 @@
 #include "formats/llama2c_tokenizer_file.h"
 #include "text/llama2c_tokenizer.h"
 #include "text/pre_table.h"
+#include "text/special_overrides.h"
 #include "wgrt/error.h"
 
 namespace wgrt::models {
@@ -40,6 +41,7 @@ text::TokenizerSpec tokenizer_spec_from_gguf(const GgufFile& f, bool parse_speci
   if (auto v = f.opt_string("general.name")) s.general_name = *v;
   if (auto v = f.opt_string("general.architecture")) s.general_arch = *v;
   s.parse_special = parse_special;
+  text::apply_special_overrides(s.tokens, s.token_types);  // llama.cpp's corrections by token text
   return s;
 }
 

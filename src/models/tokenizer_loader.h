@@ -13,7 +13,8 @@ namespace wgrt::models {
 
 // The vocabulary embedded in a GGUF file (tokenizer.ggml.*, general.name/architecture); works on vocab-only files
 // (no tensors). GGUF keys -> TokenizerSpec as text/tokenizer.h lists them, with llama.cpp's defaults where a key
-// is absent (add_bos per model and pre; Gemma-4 always adds BOS; "bert" takes [CLS] as BOS). parse_special: split
+// is absent (add_bos per model and pre; Gemma-4 always adds BOS; "bert" takes [CLS] as BOS) and llama.cpp's
+// token-type corrections by text (text/special_overrides.h). parse_special: split
 // Control/Unknown token texts out of the input (UserDefined ones always are). Throws FormatError when the file
 // has no tokenizer or a key has the wrong type, Unsupported naming an unsupported model or pre, InvalidArgument
 // for an inconsistent vocabulary. Any thread.
