@@ -23,6 +23,7 @@ struct PreSpec {
   bool add_bos;        // llama.cpp's add_bos default for this name when tokenizer.ggml.add_bos_token is absent
 };
 
+// Pure functions over a static table; any thread.
 // The spec of `name`, or nullopt when llama.cpp does not know the name or it is one of the refused ones.
 std::optional<PreSpec> find_pre(std::string_view name);
 // Every supported name, in table order (tests, fuzzers).

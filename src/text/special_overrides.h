@@ -10,6 +10,7 @@
 // - with "<|return|>" and "<|call|>", or "<|call|>"/"<|calls|>" and "<|flush|>", among those texts, "<|end|>"
 //   becomes UserDefined; with "<|tool_response>" among them, "</s>" becomes Normal (Gemma-4).
 // `types` has one TokenType value per token (filled with Normal when empty). Unknown tokens stay Unknown.
+// Touches only its arguments; any thread.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -49,6 +49,7 @@ class VocabTable {
   // tokenizer.ggml.pre): Phi-3 (name contains "phi-3"/"phi3"): rstrip on every Control/UserDefined/Unknown token
   // and "</s>", not on "<unk>", "<s>", "<|endoftext|>"; jina-v2-{de,es,code} pre or nomic-bert-moe/jina-bert-v3
   // architecture: lstrip on "<mask>"; name contains "modern-bert": lstrip on "[MASK]".
+  // Call once, before the table is shared between threads (it is the only mutating member).
   void apply_strip_rules(std::string_view general_name, std::string_view general_arch, std::string_view pre);
 
  private:

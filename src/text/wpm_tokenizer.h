@@ -12,7 +12,8 @@
 // if some position has no entry the whole word becomes unk_id. Then [SEP] when add_bos (llama.cpp's add_special).
 //
 // token_bytes: Normal pieces with "▁" -> " "; others their text. decode_piece: "" for Control tokens; the leading
-// space of the first piece of a stream is dropped.
+// space of the first piece of a stream is dropped. After construction all members are const and may be called
+// from several threads at once.
 #pragma once
 #include <string>
 #include <vector>

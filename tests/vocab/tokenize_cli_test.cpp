@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "support/run_cli.h"
+#include "vocab_files.h"
 
 namespace wgrt {
 namespace {
@@ -14,10 +15,7 @@ namespace fs = std::filesystem;
 using test::expect_clean_error;
 using test::run_cli;
 
-std::string vocab(const std::string& name) {
-  const char* e = std::getenv("WGRT_VOCAB_DIR");
-  return (fs::path(e ? e : WGRT_VOCAB_DIR) / ("ggml-vocab-" + name + ".gguf")).string();
-}
+std::string vocab(const std::string& name) { return test::vocab_path(name); }
 
 TEST(TokenizeCli, IdsMatchLlamaCppOnVocabOnlyFiles) {
   // From ggml-vocab-llama-bpe.gguf.out ("Hello world" -> 9906 1917) and ggml-vocab-bert-bge.gguf.out

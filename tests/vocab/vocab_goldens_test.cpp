@@ -15,11 +15,10 @@
 #include "formats/gguf.h"
 #include "models/tokenizer_loader.h"
 #include "support/paths.h"
+#include "vocab_files.h"
 
 namespace wgrt {
 namespace {
-
-namespace fs = std::filesystem;
 
 const nlohmann::json& goldens() {
   static const nlohmann::json j = [] {
@@ -32,12 +31,11 @@ const nlohmann::json& goldens() {
 class VocabGoldens : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(VocabGoldens, MatchLlamaCpp) {
-  const char* e = std::getenv("WGRT_VOCAB_DIR");
-  const fs::path gguf = fs::path(e ? e : WGRT_VOCAB_DIR) / ("ggml-vocab-" + GetParam() + ".gguf");
+  const std::string gguf = test::vocab_path(GetParam());
   const auto& g = goldens();
   const auto& strings = g.at("strings");
   const auto& v = g.at("vocabs").at(GetParam());
-  const GgufFile f = GgufFile::open(gguf.string());
+  const GgufFile f = GgufFile::open(gguf);
   for (const bool special : {false, true}) {
     const auto tok = models::tokenizer_from_gguf(f, special);
     const auto& want_all = v.at(special ? "special" : "plain");
@@ -62,11 +60,7 @@ INSTANTIATE_TEST_SUITE_P(Llama, VocabGoldens,
                          ::testing::Values("llama-spm", "llama-bpe", "qwen2", "qwen35", "gpt-2", "phi-3", "gemma-4",
                                            "deepseek-llm", "deepseek-coder", "falcon", "mpt", "starcoder", "refact",
                                            "command-r", "bert-bge", "aquila", "baichuan", "gpt-neox"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n) if (c == '-') c = '_';
-                           return n;
-                         });
+                         test::VocabParamName());
 
 }  // namespace
 }  // namespace wgrt

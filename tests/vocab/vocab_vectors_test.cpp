@@ -18,6 +18,7 @@
 
 #include "formats/gguf.h"
 #include "models/tokenizer_loader.h"
+#include "vocab_files.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
@@ -25,10 +26,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string vocab_dir() {
-  const char* e = std::getenv("WGRT_VOCAB_DIR");
-  return e ? e : WGRT_VOCAB_DIR;
-}
+using test::vocab_dir;
+using test::vocab_path;
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -75,7 +74,7 @@ const char* const kClaimed[] = {"llama-spm", "llama-bpe", "qwen2",    "qwen35", 
 class VocabVectors : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(VocabVectors, AllPass) {
-  const fs::path gguf = fs::path(vocab_dir()) / fmt::format("ggml-vocab-{}.gguf", GetParam());
+  const fs::path gguf = vocab_path(GetParam());
   ASSERT_TRUE(fs::exists(gguf)) << gguf << " missing: run scripts/vocab_vectors.sh " << vocab_dir();
   const auto tests = read_vectors(gguf);
   ASSERT_FALSE(tests.empty());
@@ -95,19 +94,14 @@ TEST_P(VocabVectors, AllPass) {
   EXPECT_EQ(pass, int(tests.size()));
 }
 
-INSTANTIATE_TEST_SUITE_P(Llama, VocabVectors, ::testing::ValuesIn(kClaimed),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n) if (c == '-') c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Llama, VocabVectors, ::testing::ValuesIn(kClaimed), test::VocabParamName());
 
 // The vectors tell the rules apart: the same vocabulary with one rule changed fails some of them (so a pass
 // above is evidence for that rule, not an accident of easy inputs). Not every rule is: qwen35 passes all its
 // vectors under qwen2's regex too, and deepseek-llm under deepseek-coder's, so those regexes rest on the unit
 // cases in tests/host/text_pretokenizer_test.cpp.
 int passes_with(const char* name, const std::function<void(text::TokenizerSpec&)>& change) {
-  const fs::path gguf = fs::path(vocab_dir()) / fmt::format("ggml-vocab-{}.gguf", name);
+  const fs::path gguf = vocab_path(name);
   const auto tests = read_vectors(gguf);
   auto spec = models::tokenizer_spec_from_gguf(GgufFile::open(gguf.string()), false);
   change(spec);
@@ -131,12 +125,12 @@ TEST(VocabVectors, OneRuleChangedFailsSome) {
 // The files without vectors: loadable ones load; nomic-bert-moe ("t5", Unigram) is refused by name.
 TEST(VocabFiles, WithoutVectorsLoadOrAreRefusedByName) {
   for (const char* name : {"aquila", "baichuan", "gpt-neox"}) {
-    const GgufFile g = GgufFile::open((fs::path(vocab_dir()) / fmt::format("ggml-vocab-{}.gguf", name)).string());
+    const GgufFile g = GgufFile::open(vocab_path(name));
     const auto tok = models::tokenizer_from_gguf(g);
     EXPECT_GT(tok->vocab_size(), 1000) << name;
     EXPECT_FALSE(tok->encode("Hello world", false).empty()) << name;
   }
-  const GgufFile g = GgufFile::open((fs::path(vocab_dir()) / "ggml-vocab-nomic-bert-moe.gguf").string());
+  const GgufFile g = GgufFile::open(vocab_path("nomic-bert-moe"));
   try {
     models::tokenizer_from_gguf(g);
     FAIL() << "t5 vocabulary accepted";
