@@ -6,6 +6,9 @@
 // Run: (cd bench && npm ci) && node tests/golden/make_tokenizer_goldens.mjs build/vocab
 // (build/vocab: scripts/vocab_vectors.sh build/vocab). JavaScript strings cannot hold invalid UTF-8, so those
 // inputs are covered by the unit tests instead.
+// A bigger differential set, not committed: ... make_tokenizer_goldens.mjs build/vocab --random 400 /tmp/r.json
+// (seeded random strings over a pool of scripts, marks, white space, digits and special texts), then
+// WGRT_TOKENIZER_GOLDENS=/tmp/r.json build/tests/wgrt_vocab_tests --gtest_filter='*Goldens*'.
 import fs from "node:fs";
 import path from "node:path";
 import {createRequire} from "node:module";
@@ -31,6 +34,25 @@ const strings = [
   "mixedCase camelCase XMLHttpRequest", "\u2581already\u2581escaped",
 ];
 
+let outFile = "tests/golden/tokenizer_llamacpp.json";
+if (process.argv[3] === "--random") {
+  const pool = [..."aZ09 \t\n\r'.,!?-_$+<=>^~|`@#%&*()[]{}\"\\/:;", "\u00e9", "e\u0301", "\u00df", "\u0130", "\u03a3",
+    "\u0416", "\u0905\u093f", "\u0e01\u0e34", "\uac00", "\u1100\u1161", "\u4e2d", "\u3042", "\uff21", "\uff11", "\u3000",
+    "\u00a0", "\u2009", "\u200b", "\u200d", "\ud83e\udd99", "\ud83d\udc69\u200d\ud83d\udcbb", "\u00bd", "\u2460", "\u20ac",
+    "\u2581", "\u0627", "\u05d0", "'s", "'LL", "  ", "\n\n", "123", "<s>", "</s>", "<|endoftext|>", "<|im_start|>",
+    "<|user|>", "[CLS]", "<mask>", "<|end|>", "<start_of_turn>", "<eos>", "\u0301", "\u064b", "\ufeff", "\u1e9e", "\u2028",
+    "\u0085"];
+  let seed = 12345;
+  const rnd = (n) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
+  strings.length = 0;
+  for (let i = 0, count = Number(process.argv[4] ?? 400); i < count; i++) {
+    let s = "";
+    for (let k = 0, n = 1 + rnd(24); k < n; k++) s += pool[rnd(pool.length)];
+    strings.push(s);
+  }
+  outFile = process.argv[5] ?? "/tmp/tokenizer_random_goldens.json";
+}
+
 const llama = await getLlama({gpu: false, build: "never"});
 const out = {llama_cpp: "80fb11ac73e66d89eae2c6a91d8a77428fa733ed", strings, vocabs: {}};
 for (const v of vocabs) {
@@ -42,4 +64,4 @@ for (const v of vocabs) {
   await model.dispose();
   console.error(`${v}: done`);
 }
-fs.writeFileSync("tests/golden/tokenizer_llamacpp.json", JSON.stringify(out) + "\n");
+fs.writeFileSync(outFile, JSON.stringify(out) + "\n");
