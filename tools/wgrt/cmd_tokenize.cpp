@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -18,7 +19,7 @@ namespace wgrt::cli {
 namespace {
 struct TokenizeOptions {
   std::string model, prompt, file;
-  bool ids = false, special = false, no_bos = false;
+  bool ids = false, special = false, no_bos = false, time = false;
 };
 }  // namespace
 
@@ -35,6 +36,7 @@ void add_tokenize(CLI::App& app) {
                 "Turn control-token texts in the input (e.g. <|im_start|>) into their ids; without it they are "
                 "tokenized as plain text (user-defined tokens are always matched)");
   cmd->add_flag("--no-bos", o->no_bos, "Do not add the BOS token even if the vocabulary asks for it");
+  cmd->add_flag("--time", o->time, "Print the load and tokenize wall times to stderr");
   cmd->callback([o, p, f] {
     if (p->count() == 0 && f->count() == 0) throw InvalidArgument("tokenize needs the text: -p TEXT or -f FILE");
     std::string text = o->prompt;
@@ -43,10 +45,19 @@ void add_tokenize(CLI::App& app) {
       if (!in) throw InvalidArgument(fmt::format("cannot open {} for reading", o->file));
       text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     }
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
     const GgufFile g = GgufFile::open(o->model);
     const auto tok = models::tokenizer_from_gguf(g, o->special);
+    const auto t1 = Clock::now();
     const bool bos = tok->add_bos_by_default() && !o->no_bos && tok->bos_id() >= 0;
     const auto ids = tok->encode(text, bos);
+    const auto t2 = Clock::now();
+    if (o->time) {
+      auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
+      fmt::print(stderr, "load {:.1f} ms, tokenize {:.1f} ms ({} bytes -> {} tokens)\n", ms(t1 - t0), ms(t2 - t1),
+                 text.size(), ids.size());
+    }
     if (o->ids) {
       fmt::print("[{}]\n", fmt::join(ids, ", "));
       return;
