@@ -46,6 +46,8 @@ TEST(TokenizeCli, BadInputIsOneLineError) {
   expect_clean_error(run_cli("tokenize -m /nonexistent.gguf -p x"), "/nonexistent.gguf");
   expect_clean_error(run_cli("tokenize -m " + vocab("llama-bpe") + " -f /nonexistent.txt"), "/nonexistent.txt");
   expect_clean_error(run_cli("tokenize -m " + vocab("llama-bpe") + " -p a -f b"), "excludes");
+  // A vocab-only file given to generate says what it is and which command reads it.
+  expect_clean_error(run_cli("generate -m " + vocab("bert-bge") + " -p x -n 1"), "wgrt tokenize");
 }
 
 }  // namespace
