@@ -29,13 +29,15 @@ enum class TokenType : int32_t {
 //   tokenizer.ggml.model               -> model ("llama": SpmTokenizer, "gpt2"/"gemma4": BpeTokenizer,
 //                                         "bert": WpmTokenizer)
 //   tokenizer.ggml.tokens              -> tokens        (string array; required)
-//   tokenizer.ggml.scores              -> scores        (float32 array; required for "llama", ignored by "gpt2")
+//   tokenizer.ggml.scores              -> scores        (float32 array; required for "llama", ignored otherwise)
 //   tokenizer.ggml.token_type          -> token_types   (int32 array of TokenType; empty = all Normal)
-//   tokenizer.ggml.merges              -> merges        (string array "left right"; required for "gpt2")
+//   tokenizer.ggml.merges              -> merges        (string array "left right"; required, non-empty, for
+//                                         "gpt2"/"gemma4")
 //   tokenizer.ggml.bos_token_id        -> bos_id        (absent: -1 = none)
 //   tokenizer.ggml.eos_token_id        -> eos_id        (absent: -1 = none)
 //   tokenizer.ggml.unknown_token_id    -> unk_id        (absent: -1 = none)
-//   tokenizer.ggml.add_bos_token       -> add_bos       (absent: true for "llama"; for "gpt2" use false)
+//   tokenizer.ggml.add_bos_token       -> add_bos       (absent: the loader uses llama.cpp's default: true for
+//                                         "llama"/"bert", per pre name for "gpt2"; "gemma4" always true)
 //   tokenizer.ggml.add_space_prefix    -> add_space_prefix (absent: true; "llama" only)
 //   tokenizer.ggml.pre                 -> pre           (absent: "default"; BPE only; see pre_table.h)
 //   tokenizer.ggml.seperator_token_id  -> sep_id        (absent: -1; "bert": [SEP], appended with add_bos)
@@ -44,8 +46,10 @@ enum class TokenType : int32_t {
 //   general.name, general.architecture -> general_name, general_arch (llama.cpp keys per-model special-token
 //                                         strip rules on them: VocabTable::apply_strip_rules)
 // For "bert", bos_id is tokenizer.ggml.cls_token_id when bos_token_id is absent (the loader does that).
-// Not from GGUF: parse_special (split control/user-defined token texts out of the input before tokenizing,
-// as llama.cpp's parse_special=true; default true).
+// Not from GGUF: parse_special (split control/unknown token texts out of the input before tokenizing, as
+// llama.cpp's parse_special=true; user-defined ones are always split; default true).
+// Not supported: tokenizer.ggml.add_eos_token (llama.cpp appends EOS with add_special when it is true; wgrt
+// never appends one except [SEP] for "bert").
 struct TokenizerSpec {
   std::string model;
   std::vector<std::string> tokens;
