@@ -127,11 +127,12 @@ class Builder {
   }
 
   void build() {
-    const int C = o_.context > 0 ? o_.context : cfg_.context_length;
-    if (C <= 0) throw InvalidArgument("the model declares no context length: pass a context size");
+    // Final values, resolved by the caller (Llm::load): no defaults here.
+    const int C = o_.context, S = o_.max_prefill;
+    if (C <= 0) throw InvalidArgument(fmt::format("context {} must be at least 1", C));
     if (C > cfg_.context_length && cfg_.context_length > 0)
       throw InvalidArgument(fmt::format("context {} exceeds the model's context length {}", C, cfg_.context_length));
-    const int S = o_.max_prefill > 0 ? std::min(o_.max_prefill, C) : std::min(C, 512);
+    if (S <= 0 || S > C) throw InvalidArgument(fmt::format("max_prefill {} must be in 1..context ({})", S, C));
     out_.context = C;
     out_.max_prefill = S;
     const int64_t D = cfg_.dim, hd = cfg_.head_dim, Hq = cfg_.n_heads, Hkv = cfg_.n_kv_heads;

@@ -26,8 +26,8 @@ enum class WeightPolicy {
 };
 
 struct LlamaGraphOptions {
-  int context = 0;       // KV-cache length C (0: the model's context_length); tokens beyond it are an error
-  int max_prefill = 0;   // max tokens per execute (0: min(context, 512))
+  int context = 0;       // KV-cache length C, 1..the model's context_length (final: Llm::load resolves defaults)
+  int max_prefill = 0;   // max tokens per execute, 1..context (final, as context)
   WeightPolicy weights = WeightPolicy::Auto;
 };
 

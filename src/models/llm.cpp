@@ -61,8 +61,12 @@ class LlmImpl final : public Llm {
     d.adapter = o.adapter;
     dev_ = webgpu::Device::create(d);
     models::LlamaGraphOptions go;
-    go.context = o.context > 0 ? o.context : std::min(weights_.config().context_length, 4096);
-    go.max_prefill = o.max_prefill;
+    // The one place the size defaults are resolved (the graph builder takes final values): the model's context
+    // capped at 4096, and the device policy's prefill chunk capped by it.
+    const int model_ctx = weights_.config().context_length;
+    if (o.context <= 0 && model_ctx <= 0) throw InvalidArgument("the model declares no context length: pass a context size");
+    go.context = o.context > 0 ? o.context : std::min(model_ctx, 4096);
+    go.max_prefill = std::min(o.max_prefill > 0 ? o.max_prefill : dev_->tuning().prefill_chunk, go.context);
     go.weights = o.force_f32 ? models::WeightPolicy::F32 : models::WeightPolicy::Auto;
     models::LlamaGraph lg = models::build_llama_graph(weights_, go);
     tokens_ = lg.tokens;
