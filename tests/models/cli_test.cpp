@@ -12,6 +12,7 @@
 
 #include "formats/llama2c_tokenizer_file.h"
 #include "formats/model_weights.h"
+#include "cli_run.h"
 #include "model_test_util.h"
 #include "text/llama2c_tokenizer.h"
 
@@ -20,36 +21,8 @@ using namespace wgrt::test;
 
 namespace {
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-// Per-process folder: CTest runs tests in parallel processes.
-std::filesystem::path test_dir() {
-  auto dir = std::filesystem::temp_directory_path() / ("wgrt_cli_test_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-RunResult run_cli(const std::string& args) {
-  auto dir = test_dir();
-  std::string out = (dir / "out.txt").string(), err = (dir / "err.txt").string();
-  std::string cmd = "timeout 120 " + std::string(WGRT_CLI_PATH) + " " + args + " >" + out + " 2>" + err;
-  int st = std::system(cmd.c_str());
-  RunResult r;
-  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  auto slurp = [](const std::string& p) {
-    std::ifstream f(p);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-  };
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
-
 std::string temp_file(const std::string& name, const std::vector<char>& bytes) {
-  auto p = test_dir() / name;
+  auto p = cli_test_dir() / name;
   std::ofstream(p, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
   return p.string();
 }
@@ -139,7 +112,7 @@ TEST(Cli, BadInputGivesOneLineErrors) {
   expect_clean_error(run_cli("generate " + kBin + " --ctx 8 -p \"Once upon a time there was a little girl named Lily\""),
                      "context");
   // Option values out of range: the argument parser's message, exit code 1.
-  for (const char* bad : {"-n -1", "--temp nan", "--top-p 0 --temp 1", "--repeat-penalty -2 --temp 1", "--ctx abc",
+  for (const char* bad : {"-n -2", "--temp nan", "--top-p 0 --temp 1", "--repeat-penalty -2 --temp 1", "--ctx abc",
                           "--seed -1 --temp 1", "--seed 18446744073709551616 --temp 1", "--seed ' -5' --temp 1",
                           "--seed ' 5' --temp 1", "--seed 0x10 --temp 1"}) {
     RunResult r = run_cli("generate " + kBin + " " + bad);
