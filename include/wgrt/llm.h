@@ -4,12 +4,16 @@
 //   auto llm = wgrt::Llm::load({.model = "stories260K.bin", .tokenizer = "tok512.bin"});
 //   llm->generate("Once upon a time", {.max_tokens = 60}, [](std::string_view s) { fputs(...); });
 //
-// Model files: GGUF v2/v3 (architectures llama, qwen2, qwen3; tensor types F32, F16, BF16, Q8_0, Q4_0 — Q4_0
-// stays 4-bit on the GPU) and llama2.c checkpoints (`.bin`, with the llama2.c tokenizer file).
-// Errors: FormatError (bad or truncated file, a *.gguf file without the GGUF magic, tokenizer that does not
-// fit the model), Unsupported (tensor type, architecture), InvalidArgument (bad options, empty prompt without
-// BOS), LimitError (prompt longer than the context, model larger than the device's limits), GpuError (no
-// adapter, device lost).
+// Conversations: ChatSession (end of this file) renders the chat with the model's template and keeps the KV
+// cache across turns.
+//
+// Model files (kind decided by content, not name): GGUF v2/v3 (architectures llama, qwen2, qwen3; tensor
+// types F32, F16, BF16, Q8_0, Q4_0 — Q4_0 stays 4-bit on the GPU) and llama2.c checkpoints (`.bin`, with the
+// llama2.c tokenizer file).
+// Errors: FormatError (bad or truncated file, a *.gguf file without the GGUF magic, a file that is neither
+// GGUF nor a valid llama2.c checkpoint, tokenizer that does not fit the model), Unsupported (tensor type,
+// architecture), InvalidArgument (bad options, empty prompt without BOS), LimitError (prompt longer than the
+// context, model larger than the device's limits), GpuError (no adapter, device lost).
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -174,7 +178,7 @@ enum class ContextOverflow {
 
 struct ChatOptions {
   std::string system;                // system prompt ("" : none)
-  ChatTemplateSource chat_template;  // empty source: resolve_chat_template(llm, "")
+  ChatTemplateSource chat_template;  // empty source: resolve_chat_template(llm, chat_template.name)
   ContextOverflow overflow = ContextOverflow::Error;
 };
 

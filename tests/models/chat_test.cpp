@@ -2,8 +2,9 @@
 // turns gives the logits of a from-scratch prefill of the whole conversation (GPU Llm::forward on a second
 // Llm, and the CPU reference tests/support/cpu_llama.h); greedy replies equal from-scratch generation of the
 // rendered conversation; special tokens from the GGUF metadata; stop strings split across tokens; context
-// overflow; cancel. Tolerance for logits: 2e-3 * max(1, max |logit|) (f32 weights; the cache-reusing and the
-// from-scratch runs prefill in different chunks, so they round differently).
+// overflow; cancel. Tolerance for logits: 1e-3 absolute (f32 weights, logits up to ~7 here; the cache-reusing
+// and the from-scratch runs prefill in different chunks, so they may round differently; lavapipe measures 0
+// against the second Llm and 5e-6 against the CPU reference).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,11 +20,7 @@ using namespace wgrt::test;
 
 namespace {
 
-float logit_tol(const std::vector<float>& ref) {
-  float m = 1;
-  for (float x : ref) m = std::max(m, std::fabs(x));
-  return 2e-3f * m;
-}
+constexpr float kLogitTol = 1e-3f;
 
 std::unique_ptr<Llm> load_chat_model(int context = 256) {
   LlmOptions o;
@@ -86,12 +83,12 @@ TEST(Chat, CacheReuseGivesTheLogitsOfAFullPrefill) {
   // From scratch on a second Llm (one prefill of everything), and on the CPU reference.
   auto fresh = load_chat_model();
   std::vector<float> want = fresh->forward(all, 0);
-  EXPECT_LE(max_abs_diff(ev.logits, want), logit_tol(want));
+  EXPECT_LE(max_abs_diff(ev.logits, want), kLogitTol);
   WeightSource w = load_gguf_llama(chat_synth_path());
   CpuLlama cpu(w.config(), w);
   std::vector<float> ref;
   for (size_t i = 0; i < all.size(); ++i) ref = cpu.forward(all[i], int(i));
-  EXPECT_LE(max_abs_diff(ev.logits, ref), logit_tol(ref));
+  EXPECT_LE(max_abs_diff(ev.logits, ref), kLogitTol);
   EXPECT_EQ(ev.argmax, argmax(ref));
 }
 

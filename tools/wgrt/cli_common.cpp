@@ -88,7 +88,8 @@ CLI::Option* add_sampling_options(CLI::App* cmd, GenerateOptions& g) {
       ->check(real_check(0, 1, false, "a number in [0, 1]"))->capture_default_str();
   cmd->add_option("--repeat-penalty", g.repetition_penalty, "Repetition penalty, > 0 (1 = off)")
       ->check(real_check(0, 100, true, "a number in (0, 100]"))->capture_default_str();
-  cmd->add_option("--stop", g.stop, "Stop at this text (repeatable; matched across token boundaries, not printed)");
+  cmd->add_option("--stop", g.stop, "Stop at this text (repeatable; matched across token boundaries, not printed)")
+      ->allow_extra_args(false);
   return cmd->add_option("--seed", g.seed, "Random seed for sampling, >= 0 (default: a random one, printed on stderr)")
       ->check(seed_check());
 }
@@ -103,9 +104,12 @@ void document_defaults(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
     for (CLI::Option* opt : sub->get_options()) {
       if (opt == sub->get_help_ptr() || !opt->get_default_str().empty() || opt->get_required()) continue;
-      const std::string& d = opt->get_description();
+      const std::string d = opt->get_description();
       if (d.find("default") != std::string::npos) continue;
-      opt->description(d + (opt->get_expected_max() == 0 ? " (default: off)" : " (default: none)"));
+      opt->capture_default_str();  // the bound variable's initial value
+      if (opt->get_default_str() == "[]") opt->default_str("");  // an empty list
+      if (opt->get_expected_max() == 0 || opt->get_default_str().empty())
+        opt->description(d + (opt->get_expected_max() == 0 ? " (default: off)" : " (default: none)"));
     }
     document_defaults(*sub);
   }

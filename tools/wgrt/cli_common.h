@@ -39,9 +39,10 @@ bool pick_seed(GenerateOptions& g, const CLI::Option* seed_opt);
 // -n as a token limit: a whole number in [-1, 1e8], -1 meaning no limit.
 CLI::Validator limit_check();
 
-// For every option of every subcommand of `app` whose help shows no default: appends "(default: off)" to a
-// flag's description and "(default: none)" to an option's (required options excepted), so --help lists
-// every option with its default.
+// For every option of every subcommand of `app` whose help shows no default: shows the bound variable's
+// initial value, or appends "(default: off)" to a flag's description and "(default: none)" to an option's
+// with an empty initial value (required options, and descriptions that state their default, excepted), so
+// --help lists every option with its default.
 void document_defaults(CLI::App& app);
 
 // The command line with llama.cpp flags that mean nothing (or something else) here taken out, each with a

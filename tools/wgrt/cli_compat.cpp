@@ -56,10 +56,10 @@ const char* const kCompatFooter =
     "tokenizer file here); -cnv and -i point to wgrt chat.";
 
 CompatArgs::CompatArgs(int argc, char** argv) {
-  bool model_cmd = false;
+  bool model_cmd = false, chat = false;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
-    if (i == 1) model_cmd = is_model_command(a);
+    if (i == 1) model_cmd = is_model_command(a), chat = a == "chat";
     if (i < 2 || !model_cmd) {
       args_.push_back(a);
       continue;
@@ -80,6 +80,10 @@ CompatArgs::CompatArgs(int argc, char** argv) {
         if (name == n) hit = &h;
     if (!hit) {
       args_.push_back(a);
+      continue;
+    }
+    if (hit->error && chat) {
+      std::fprintf(stderr, "wgrt: note: %s: wgrt chat is always a conversation (ignored)\n", name.c_str());
       continue;
     }
     if (hit->error) throw InvalidArgument(fmt::format("{}: {}", name, hit->error));
