@@ -212,6 +212,9 @@ TEST(ChatCli, WriteErrorsAndLlamaCppHabits) {
   RunResult passwd = run_cli("generate -m /etc/passwd");
   EXPECT_EQ(passwd.exit_code, 1);
   EXPECT_EQ(passwd.err.rfind("wgrt: error: '/etc/passwd' is not a model file: it is not GGUF (no 'GGUF' magic), it looks like text,", 0), 0u) << passwd.err;
+  RunResult se = run_cli("synth --preset smollm2-135m --control-token '<|im_end|>' --eot-token '<|eot|>' -o " +
+                         (cli_test_dir() / "never.gguf").string());
+  EXPECT_EQ(se.err, "wgrt: error: synth config 'smollm2-135m': eot_token '<|eot|>' is not one of control_tokens\n");
   RunResult t4 = run_cli("generate -m " + stories("stories260K.bin") + " --tokenizer 4x");
   EXPECT_TRUE(contains(t4.err, "tokenizer file '4x' does not exist")) << t4.err;
 }
