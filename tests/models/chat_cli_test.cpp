@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "chat_model.h"
-#include "cli_run.h"
+#include "support/run_cli.h"
 #include "model_test_util.h"
 #include "support/paths.h"
 

@@ -12,8 +12,8 @@
 
 #include "formats/llama2c_tokenizer_file.h"
 #include "formats/model_weights.h"
-#include "cli_run.h"
 #include "model_test_util.h"
+#include "support/run_cli.h"
 #include "text/llama2c_tokenizer.h"
 
 using namespace wgrt;
@@ -21,8 +21,10 @@ using namespace wgrt::test;
 
 namespace {
 
+std::filesystem::path test_dir() { return cli_test_dir(); }
+
 std::string temp_file(const std::string& name, const std::vector<char>& bytes) {
-  auto p = cli_test_dir() / name;
+  auto p = test_dir() / name;
   std::ofstream(p, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
   return p.string();
 }
@@ -30,14 +32,6 @@ std::string temp_file(const std::string& name, const std::vector<char>& bytes) {
 std::vector<char> file_bytes(const std::string& p) {
   std::ifstream f(p, std::ios::binary);
   return std::vector<char>(std::istreambuf_iterator<char>(f), {});
-}
-
-// The error is one line on stderr, starting "wgrt: error:", with exit code 1.
-void expect_clean_error(const RunResult& r, const std::string& needle) {
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_EQ(r.err.rfind("wgrt: error: ", 0), 0u) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_NE(r.err.find(needle), std::string::npos) << "missing '" << needle << "' in: " << r.err;
 }
 
 const std::string kBin = "-m " + stories("stories260K.bin") + " -t " + stories("tok512.bin");

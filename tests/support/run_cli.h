@@ -1,14 +1,19 @@
-// Running the `wgrt` CLI from tests: one process with a time limit, stdin from a file (default /dev/null, so
-// that commands reading a non-terminal stdin see an empty one), stdout and stderr captured.
+// Running the `wgrt` CLI from a test as a user would (time-limited, stdout and stderr captured), and the check
+// that an error is one "wgrt: error: ..." line with exit code 1. Header-only; needs WGRT_CLI_PATH defined.
+// stdin comes from a file, /dev/null by default: commands that read a non-terminal stdin (generate's prompt,
+// chat's turns) must see an empty one, not the test runner's.
 #pragma once
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 namespace wgrt::test {
 
@@ -29,7 +34,7 @@ inline std::string slurp(const std::string& p) {
   return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
-// `prefix` goes before the binary (e.g. "timeout -s INT 2"); the default limit is 120 s.
+// `prefix` goes before the binary (the time limit by default).
 inline RunResult run_cli(const std::string& args, const std::string& stdin_path = "/dev/null",
                          const std::string& prefix = "timeout 120") {
   auto dir = cli_test_dir();
@@ -48,6 +53,14 @@ inline std::string text_file(const std::string& name, const std::string& text) {
   auto p = cli_test_dir() / name;
   std::ofstream(p, std::ios::binary) << text;
   return p.string();
+}
+
+// The error is one line on stderr, starting "wgrt: error:", with exit code 1.
+inline void expect_clean_error(const RunResult& r, const std::string& needle) {
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.rfind("wgrt: error: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << "missing '" << needle << "' in: " << r.err;
 }
 
 }  // namespace wgrt::test
