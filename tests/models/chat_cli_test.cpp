@@ -247,3 +247,36 @@ TEST(ChatCli, DocsCliMdIsCurrent) {
   EXPECT_TRUE(slurp(doc) == slurp(source_path("docs/CLI.md")))
       << "docs/CLI.md is stale: run scripts/gen_cli_doc.sh build/wgrt > docs/CLI.md";
 }
+
+TEST(ChatCli, ContextOverflowIsAClearErrorOrDropsOldTurns) {
+  const std::string model = "-m " + chat_synth_path();
+  const std::string turns = text_file("long.txt", "abcdefghij\nabcdefghij\nabcdefghij\n");
+  RunResult strict = run_cli("chat " + model + " -n 4 --ctx 100", turns);
+  EXPECT_EQ(strict.exit_code, 1);
+  EXPECT_TRUE(contains(strict.err, "wgrt: error: the conversation needs ")) << strict.err;
+  EXPECT_TRUE(contains(strict.err, "tokens with the reply prompt but the context holds 100: start over, use a larger "
+                                   "context (--ctx), or let old turns be dropped (--drop-old-turns)\n")) << strict.err;
+  EXPECT_TRUE(contains(strict.err, "[turn 1]"));
+  RunResult drop = run_cli("chat " + model + " -n 4 --ctx 100 --drop-old-turns", turns);
+  EXPECT_EQ(drop.exit_code, 0) << drop.err;
+  EXPECT_TRUE(contains(drop.err, "wgrt: note: dropped the 2 oldest messages to fit the context of 100 tokens")) << drop.err;
+  EXPECT_TRUE(contains(drop.err, "[turn 3]")) << drop.err;
+}
+
+TEST(ChatCli, TerminalSessionPromptsAndEndsOnExitOrCtrlD) {
+  // script(1) gives the chat a pseudo-terminal: the interactive mode, with its "> " prompt and hint line.
+  if (std::system("script -qec true /dev/null </dev/null >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "script(1) cannot open a pseudo-terminal here";
+  const std::string model = chat_synth_path();
+  for (const char* input : {"hi\\n/exit\\n", "hi\\n\\004"}) {
+    const std::string out = (cli_test_dir() / "tty.txt").string();
+    int rc = std::system(("printf '" + std::string(input) + "' | timeout 60 script -qec '" + WGRT_CLI_PATH + " chat -m " +
+                          model + " -n 3' /dev/null > " + out).c_str());
+    const std::string s = slurp(out);
+    EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << s;
+    EXPECT_TRUE(contains(s, "Ctrl-C stops a reply; Ctrl-D or /exit ends the chat")) << s;
+    EXPECT_TRUE(contains(s, "> ")) << s;
+    EXPECT_TRUE(contains(s, "[turn 1]")) << s;
+    EXPECT_FALSE(contains(s, "[turn 2]")) << s;
+  }
+}
