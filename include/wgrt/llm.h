@@ -130,7 +130,8 @@ class Llm {
   virtual std::vector<int32_t> tokenize(std::string_view text, bool add_bos) const = 0;
   virtual std::string detokenize(const std::vector<int32_t>& ids) const = 0;
   // The bytes to print for token `id` after `prev` (-1 at the start): "" for control tokens, the leading space
-  // dropped after BOS where the tokenizer adds one. Not necessarily whole UTF-8 characters.
+  // dropped after BOS where the tokenizer adds one. Not necessarily whole UTF-8 characters. Throws
+  // InvalidArgument for an id (or prev other than -1) outside the vocabulary.
   virtual std::string token_piece(int32_t prev, int32_t id) const = 0;
   virtual const SpecialTokens& special_tokens() const = 0;
 
@@ -189,7 +190,8 @@ struct ChatOptions {
 // prefilled: normally the new turn alone. The reply ends at an end-of-turn token (SpecialTokens::end_of_turn),
 // a stop string (the template's and GenerateOptions::stop), max_tokens, the context end or cancel; its text
 // (ending before any stop string, partial when cancelled) becomes the assistant message.
-// Threads: one thread at a time, with the other sessions of the same Llm (see Llm).
+// The Llm must outlive the session. Threads: one thread at a time, with the other sessions of the same Llm
+// (see Llm).
 class ChatSession {
  public:
   // Throws FormatError for a template with a syntax error.
@@ -206,15 +208,17 @@ class ChatSession {
   // ContextOverflow), InvalidArgument / FormatError from the template (raise_exception, runtime errors).
   GenerateStats reply(const GenerateOptions& g, const std::function<void(std::string_view)>& on_text);
 
+  // Appends a message (no check of the role: the template decides what it accepts).
   void add(std::string role, std::string content);
   // Forgets every message but the system prompt.
   void clear();
   const std::vector<ChatMessage>& messages() const;
-  // The messages rendered with the generation prompt, and its tokens (what reply() continues).
+  // The messages rendered with the generation prompt, and its tokens (what reply() continues). Throw the
+  // template's errors (as reply()).
   std::string prompt_text() const;
   std::vector<int32_t> prompt_tokens() const;
-  // Prefills prompt_tokens() (only what the cache lacks) and returns the last position's output: for tests and
-  // for servers that sample themselves.
+  // Prefills prompt_tokens() (only what the cache lacks) and returns the last position's output (logits [vocab]
+  // f32 when want_logits): for tests and for servers that sample themselves. Overflow as reply().
   EvalResult prefill(bool want_logits);
   const ChatTemplateSource& chat_template() const;
   int dropped_messages() const;      // messages dropped so far by ContextOverflow::DropOldest
