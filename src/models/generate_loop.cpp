@@ -79,7 +79,15 @@ GenerateStats Llm::generate_tokens(std::vector<int32_t> seq, const GenerateOptio
   }
   eo.reuse_cache = true;
   eo.on_prefill = nullptr;
-  auto pick = [&](EvalResult& r) { return sampler ? sampler->sample(r.logits, seq) : r.argmax; };
+  // A negative argmax or a non-finite logit: the model computed NaN/Inf (the sampler would refuse them too).
+  auto pick = [&](EvalResult& r) {
+    const bool bad = sampler ? std::any_of(r.logits.begin(), r.logits.end(), [](float v) { return !std::isfinite(v); })
+                             : r.argmax < 0;
+    if (bad)
+      throw Error(fmt::format("the model produced NaN or infinite logits at generated token {} (position {})",
+                              st.generated_tokens, seq.size() - 1));
+    return sampler ? sampler->sample(r.logits, seq) : r.argmax;
+  };
   int32_t next = g.max_tokens != 0 ? pick(ev) : -1;
   text::Utf8Stream utf8;
   text::StopMatcher stops(g.stop);
