@@ -21,10 +21,12 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> part : array<f32>;
 @group(0) @binding(5) var<uniform> p : Params;
 
-var<workgroup> red : array<f32, 256>;
-var<workgroup> pj : array<f32, 256>;
+const SPLIT_KEYS = 256u;  // keys per workgroup, one per invocation (read by the host)
 
-@compute @workgroup_size(256)
+var<workgroup> red : array<f32, SPLIT_KEYS>;
+var<workgroup> pj : array<f32, SPLIT_KEYS>;
+
+@compute @workgroup_size(SPLIT_KEYS)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {
   let lw = linear_workgroup(wid, nwg);
@@ -35,7 +37,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   let c = lw % p.nsplit;
   let bh = r / p.Sq;
   let i = r % p.Sq;
-  let j = c * 256u + lid;
+  let j = c * SPLIT_KEYS + lid;
   var sc = LOWEST;
   if (j < p.Skv) {
     let qb = r * p.D;
@@ -84,9 +86,9 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     part[out_base] = m;
     part[out_base + 1u] = l;
   }
-  let nk = min(256u, p.Skv - c * 256u);
-  let vb = (bh * p.Skv + c * 256u) * p.Dv;
-  for (var d = lid; d < p.Dv; d += 256u) {
+  let nk = min(SPLIT_KEYS, p.Skv - c * SPLIT_KEYS);
+  let vb = (bh * p.Skv + c * SPLIT_KEYS) * p.Dv;
+  for (var d = lid; d < p.Dv; d += SPLIT_KEYS) {
     var o = 0.0;
     for (var t = 0u; t < nk; t++) {
       o += pj[t] * v[vb + t * p.Dv + d];
