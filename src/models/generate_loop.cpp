@@ -118,6 +118,10 @@ GenerateStats Llm::generate_tokens(std::vector<int32_t> seq, const GenerateOptio
     }
     seq.push_back(tok);
     ev = eval(seq, eo);
+    if (ev.cancelled) {  // seen before the token ran: no output to pick from
+      st.stop_reason = "cancelled";
+      break;
+    }
     next = pick(ev);
   }
   if (!stops.found()) {
