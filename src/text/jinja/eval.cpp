@@ -1,6 +1,8 @@
 // Statement execution and expression evaluation (see eval.h).
 #include "text/jinja/eval.h"
 
+#include "text/jinja/operators.h"
+
 #include <cmath>
 #include <unordered_map>
 
@@ -27,16 +29,12 @@ ScopeP child(const ScopeP& parent) {
 
 enum class Flow { Normal, Break, Continue };
 
-int64_t checked(__int128 v) {
-  if (v > INT64_MAX || v < INT64_MIN) throw RenderError("integer result out of the 64-bit range");
-  return int64_t(v);
-}
-int64_t as_int(const Value& v) { return v.kind == Kind::Bool ? int64_t(v.b) : v.i; }
 
 struct Renderer {
   const Limits& lim;
   uint64_t iterations = 0;
-  int depth = 0;
+  int depth = 0, macro_depth = 0;
+  size_t work = 0;
   int line = 0;
   size_t total_out = 0;
 
@@ -47,14 +45,30 @@ struct Renderer {
     out += s;
   }
 
-  struct Depth {
-    Renderer& r;
-    explicit Depth(Renderer& q) : r(q) {
-      if (++r.depth > r.lim.max_call_depth)
-        throw RenderError("recursion deeper than " + std::to_string(r.lim.max_call_depth) + " levels");
+  struct Depth {  // nesting of evaluation frames (macro_calls: of macro calls)
+    int& d;
+    Depth(Renderer& r, bool macro_call) : d(macro_call ? r.macro_depth : r.depth) {
+      const int limit = macro_call ? r.lim.max_call_depth : r.lim.max_eval_depth;
+      if (++d > limit) {
+        --d;
+        throw RenderError(std::string(macro_call ? "macro calls nested" : "evaluation nested") + " deeper than " +
+                          std::to_string(limit) + " levels");
+      }
     }
-    ~Depth() { --r.depth; }
+    ~Depth() { --d; }
   };
+
+  // Counts the bytes of values made by operators, filters and calls against max_work (bounds memory and time).
+  const Value& charge(const Value& v) {
+    size_t n = v.is_string() ? v.s.size() : v.kind == Kind::Dict ? v.dict->items.size() * 2 * sizeof(Value) : 0;
+    if (v.is_list())
+      for (const Value& x : *v.list) n += sizeof(Value) + x.s.size();
+    work += n;
+    if (work > lim.max_work)
+      throw RenderError("the template made more than " + std::to_string(lim.max_work >> 20) +
+                        " MiB of intermediate values");
+    return v;
+  }
 
   // ---------- statements ----------
   Flow exec(const Body& body, const ScopeP& sc, std::string& out) {
@@ -157,22 +171,27 @@ struct Renderer {
       auto is = child(sc);
       assign(s.targets, items[size_t(k)], *is);
       Value loop = Value::make_dict();
-      auto& d = *loop.dict;
-      d.set(Value::str("index"), Value::integer(k + 1));
-      d.set(Value::str("index0"), Value::integer(k));
-      d.set(Value::str("revindex"), Value::integer(n - k));
-      d.set(Value::str("revindex0"), Value::integer(n - k - 1));
-      d.set(Value::str("first"), Value::boolean(k == 0));
-      d.set(Value::str("last"), Value::boolean(k == n - 1));
-      d.set(Value::str("length"), Value::integer(n));
-      d.set(Value::str("depth"), Value::integer(1));
-      d.set(Value::str("depth0"), Value::integer(0));
-      d.set(Value::str("previtem"), k > 0 ? items[size_t(k - 1)] : Value::undefined("previtem"));
-      d.set(Value::str("nextitem"), k + 1 < n ? items[size_t(k + 1)] : Value::undefined("nextitem"));
-      d.set(Value::str("cycle"), Value::function("cycle", [k](Args& a) {
-              if (a.pos.empty()) throw RenderError("loop.cycle() needs at least one value");
-              return a.pos[size_t(k) % a.pos.size()];
-            }));
+      auto& d = loop.dict->items;
+      static const Value kIndex = Value::str("index"), kIndex0 = Value::str("index0"), kRev = Value::str("revindex"),
+                         kRev0 = Value::str("revindex0"), kFirst = Value::str("first"), kLast = Value::str("last"),
+                         kLength = Value::str("length"), kDepth = Value::str("depth"), kDepth0 = Value::str("depth0"),
+                         kPrev = Value::str("previtem"), kNext = Value::str("nextitem"), kCycle = Value::str("cycle");
+      d.reserve(12);
+      d.emplace_back(kIndex, Value::integer(k + 1));
+      d.emplace_back(kIndex0, Value::integer(k));
+      d.emplace_back(kRev, Value::integer(n - k));
+      d.emplace_back(kRev0, Value::integer(n - k - 1));
+      d.emplace_back(kFirst, Value::boolean(k == 0));
+      d.emplace_back(kLast, Value::boolean(k == n - 1));
+      d.emplace_back(kLength, Value::integer(n));
+      d.emplace_back(kDepth, Value::integer(1));
+      d.emplace_back(kDepth0, Value::integer(0));
+      d.emplace_back(kPrev, k > 0 ? items[size_t(k - 1)] : Value::undefined("previtem"));
+      d.emplace_back(kNext, k + 1 < n ? items[size_t(k + 1)] : Value::undefined("nextitem"));
+      d.emplace_back(kCycle, Value::function("cycle", [k](Args& a) {
+                       if (a.pos.empty()) throw RenderError("loop.cycle() needs at least one value");
+                       return a.pos[size_t(k) % a.pos.size()];
+                     }));
       is->vars["loop"] = std::move(loop);
       Flow f = exec(s.body, is, out);
       if (f == Flow::Break) break;
@@ -189,7 +208,7 @@ struct Renderer {
     ScopeP strong = s.k == SK::CallBlock ? def_scope : nullptr;
     return Value::function(s.text, [this, st, weak, strong](Args& a) {
       ScopeP parent = strong ? strong : weak.lock();
-      Depth g(*this);
+      Depth g(*this, true);
       auto ms = child(parent);
       const int saved = line;
       for (size_t k = 0; k < st->params.size(); ++k) {
@@ -245,7 +264,7 @@ struct Renderer {
 
   // ---------- expressions ----------
   Value eval(const Expr& e, const ScopeP& sc) {
-    Depth g(*this);
+    Depth g(*this, false);
     switch (e.k) {
       case EK::Literal: return e.lit;
       case EK::Name: {
@@ -274,13 +293,13 @@ struct Renderer {
         Value fn = eval(*e.kids[0], sc);
         Args a = eval_args(e, sc);
         line = e.line;
-        return invoke(fn, a);
+        return charge(invoke(fn, a));
       }
       case EK::Filter: {
         Value v = eval(*e.kids[0], sc);
         Args a = eval_args(e, sc);
         line = e.line;
-        return apply_filter(e.name, v, a);
+        return charge(apply_filter(e.name, v, a));
       }
       case EK::Test: {
         Value v = eval(*e.kids[0], sc);
@@ -306,7 +325,7 @@ struct Renderer {
         }
         Value a = eval(*e.kids[0], sc), b = eval(*e.kids[1], sc);
         line = e.line;
-        return binary(e.name, a, b);
+        return charge(binary_op(e.name, a, b, lim.max_output));
       }
       case EK::Compare: {
         Value a = eval(*e.kids[0], sc);
@@ -324,105 +343,6 @@ struct Renderer {
     return Value();
   }
 
-  static bool contains(const Value& hay, const Value& needle) {
-    if (hay.is_string()) {
-      if (!needle.is_string()) throw RenderError(std::string("'in <string>' needs a string on the left, not '") + type_name(needle) + "'");
-      return hay.s.find(needle.s) != std::string::npos;
-    }
-    if (hay.is_list()) {
-      for (const auto& x : *hay.list)
-        if (equal(x, needle)) return true;
-      return false;
-    }
-    if (hay.kind == Kind::Dict) return hay.dict->find(needle) != nullptr;
-    if (hay.is_undefined()) return false;
-    throw RenderError(std::string("argument of type '") + type_name(hay) + "' is not iterable");
-  }
-
-  static bool compare_op(const std::string& o, const Value& a, const Value& b) {
-    if (o == "==") return equal(a, b);
-    if (o == "!=") return !equal(a, b);
-    if (o == "in") return contains(b, a);
-    if (o == "notin") return !contains(b, a);
-    const int c = compare(a, b);
-    if (o == "<") return c < 0;
-    if (o == ">") return c > 0;
-    if (o == "<=") return c <= 0;
-    return c >= 0;
-  }
-
-  Value binary(const std::string& o, const Value& a, const Value& b) {
-    if (o == "~") {
-      std::string s = to_str(a) + to_str(b);
-      if (s.size() > lim.max_output) throw RenderError("a string is larger than the output bound");
-      return Value::str(std::move(s));
-    }
-    if (a.is_undefined()) undefined_error(a);
-    if (b.is_undefined()) undefined_error(b);
-    auto bad = [&]() -> Value {
-      throw RenderError("unsupported operand types for " + o + ": '" + type_name(a) + "' and '" + type_name(b) + "'");
-    };
-    if (a.is_number() && b.is_number()) {
-      const bool fl = a.kind == Kind::Float || b.kind == Kind::Float;
-      const double x = a.as_double(), y = b.as_double();
-      const int64_t i = as_int(a), j = as_int(b);
-      if (o == "+") return fl ? Value::real(x + y) : Value::integer(checked(__int128(i) + j));
-      if (o == "-") return fl ? Value::real(x - y) : Value::integer(checked(__int128(i) - j));
-      if (o == "*") return fl ? Value::real(x * y) : Value::integer(checked(__int128(i) * j));
-      if (o == "/") {
-        if (y == 0) throw RenderError("division by zero");
-        return Value::real(x / y);
-      }
-      if (o == "//" || o == "%") {
-        if (fl ? y == 0 : j == 0) throw RenderError(o == "%" ? "modulo by zero" : "integer division by zero");
-        if (fl) {
-          double m = std::fmod(x, y);
-          if (m != 0 && ((m < 0) != (y < 0))) m += y;
-          return o == "%" ? Value::real(m) : Value::real(std::floor((x - m) / y));
-        }
-        int64_t q = i / j, r = i % j;
-        if (r != 0 && ((r < 0) != (j < 0))) --q, r += j;
-        return o == "%" ? Value::integer(r) : Value::integer(checked(q));
-      }
-      if (o == "**") {
-        if (!fl && j >= 0) {
-          __int128 r = 1;
-          for (int64_t k = 0; k < j; ++k) {
-            r *= i;
-            checked(r);
-            if (r == 0 || r == 1) break;
-          }
-          return Value::integer(checked(r));
-        }
-        return Value::real(std::pow(x, y));
-      }
-      return bad();
-    }
-    if (o == "+" && a.is_string() && b.is_string()) return binary("~", a, b);
-    if (o == "+" && a.is_list() && a.kind == b.kind) {
-      List l = *a.list;
-      l.insert(l.end(), b.list->begin(), b.list->end());
-      return Value::make_list(std::move(l), a.kind == Kind::Tuple);
-    }
-    if (o == "*" && (a.is_string() || a.is_list() || b.is_string() || b.is_list())) {
-      const Value& seq = a.is_string() || a.is_list() ? a : b;
-      const Value& cnt = &seq == &a ? b : a;
-      if (cnt.kind != Kind::Int && cnt.kind != Kind::Bool) return bad();
-      const int64_t n = std::max<int64_t>(0, as_int(cnt));
-      const size_t unit = seq.is_string() ? seq.s.size() : seq.list->size();
-      if (unit && uint64_t(n) > lim.max_output / unit) throw RenderError("a repeated value is larger than the output bound");
-      if (seq.is_string()) {
-        std::string s;
-        for (int64_t k = 0; k < n; ++k) s += seq.s;
-        return Value::str(std::move(s));
-      }
-      List l;
-      for (int64_t k = 0; k < n; ++k) l.insert(l.end(), seq.list->begin(), seq.list->end());
-      return Value::make_list(std::move(l), seq.kind == Kind::Tuple);
-    }
-    if (o == "%" && a.is_string()) throw RenderError("printf-style '%' string formatting is not supported");
-    return bad();
-  }
 };
 
 }  // namespace

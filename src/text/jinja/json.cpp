@@ -78,6 +78,7 @@ struct Dumper {
       case Kind::String: string(v.s); return;
       case Kind::List:
       case Kind::Tuple: {
+        if (v.gen) throw RenderError("Object of type generator is not JSON serializable");
         if (v.list->empty()) {
           out += "[]";
           return;

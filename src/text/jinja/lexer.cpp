@@ -104,12 +104,13 @@ struct Lexer {
 
   void lex_tag(bool block) {  // tokens up to '}}' or '%}'; pos is after the opener and its sign
     const char* close = block ? "%}" : "}}";
+    int brackets = 0;  // like jinja2's balancing stack: no end of tag inside (), [], {}
     for (;;) {
       while (pos < src.size() && is_ws(src[pos])) advance_to(pos + 1);
       if (pos >= src.size()) fail(line, std::string("missing '") + close + "' to close the tag");
       char sign = 0;
-      if ((src[pos] == '-' || src[pos] == '+') && src.compare(pos + 1, 2, close) == 0) sign = src[pos];
-      if (sign || src.compare(pos, 2, close) == 0) {
+      if (brackets == 0 && (src[pos] == '-' || src[pos] == '+') && src.compare(pos + 1, 2, close) == 0) sign = src[pos];
+      if (brackets == 0 && (sign || src.compare(pos, 2, close) == 0)) {
         advance_to(pos + (sign ? 3 : 2));
         out.push_back({block ? Tok::BlockEnd : Tok::VarEnd, close, line});
         line_starting = after_end(sign, block);
@@ -137,6 +138,8 @@ struct Lexer {
           if (src.compare(pos, 2, o) == 0) op = o;
         if (op.empty() && std::string_view("+-/*%~[](){}><=.:|,;").find(c) != std::string_view::npos) op = c;
         if (op.empty()) fail(l0, std::string("unexpected character '") + c + "' in a tag");
+        if (op == "(" || op == "[" || op == "{") ++brackets;
+        if ((op == ")" || op == "]" || op == "}") && --brackets < 0) fail(l0, "unexpected '" + op + "'");
         out.push_back({Tok::Op, op, l0});
         advance_to(pos + op.size());
       }

@@ -176,6 +176,7 @@ Value list_method(const Value& obj, const std::string& n) {
 
 // Python attribute lookup only (no item fallback); Kind::Undefined with empty name when there is none.
 Value attribute(const Value& obj, const std::string& name) {
+  if (obj.gen) return Value();  // a generator has no list methods
   switch (obj.kind) {
     case Kind::String: return str_method(obj, name);
     case Kind::Dict: return dict_method(obj, name);
@@ -206,7 +207,7 @@ Value get_item(const Value& obj, const Value& key) {
   if (obj.is_undefined()) undefined_error(obj);
   if (obj.kind == Kind::Dict) {
     if (const Value* v = obj.dict->find(key)) return *v;
-  } else if ((obj.is_list() || obj.is_string()) && (key.kind == Kind::Int || key.kind == Kind::Bool)) {
+  } else if (((obj.is_list() && !obj.gen) || obj.is_string()) && (key.kind == Kind::Int || key.kind == Kind::Bool)) {
     int64_t i = key.kind == Kind::Bool ? key.b : key.i;
     if (obj.is_list()) {
       const int64_t n = int64_t(obj.list->size());
@@ -234,7 +235,8 @@ Value slice(const Value& obj, const Value& start, const Value& stop, const Value
   std::u32string u;
   const bool is_str = obj.is_string();
   if (is_str) u = decode(obj.s);
-  else if (!obj.is_list()) throw RenderError(std::string("a '") + type_name(obj) + "' value cannot be sliced");
+  // jinja2 compiles slices to a plain Python subscript (not the sandbox's getitem): other types raise.
+  else if (!obj.is_list() || obj.gen) throw RenderError(std::string("a '") + (obj.gen ? "generator" : type_name(obj)) + "' value cannot be sliced");
   const int64_t n = is_str ? int64_t(u.size()) : int64_t(obj.list->size());
   auto clamp = [&](const Value& v, int64_t dflt) {
     if (v.is_none()) return dflt;
@@ -254,6 +256,7 @@ Value slice(const Value& obj, const Value& start, const Value& stop, const Value
 }
 
 List iterate(const Value& v) {
+  if (v.gen && !v.s.empty()) throw RenderError(v.s);  // a generator whose body fails when consumed
   switch (v.kind) {
     case Kind::Undefined: return {};
     case Kind::List:

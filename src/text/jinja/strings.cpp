@@ -31,7 +31,10 @@ std::string map_cp(const std::string& s, F f) {
 
 }  // namespace
 
-std::string py_upper(const std::string& s) { return map_cp(s, up); }
+std::string py_upper(const std::string& s) {
+  std::string u = map_cp(s, up);
+  return u.find("\xC3\x9F") == std::string::npos ? u : py_replace(u, "\xC3\x9F", "SS", -1);  // ß -> SS
+}
 std::string py_lower(const std::string& s) { return map_cp(s, low); }
 
 std::string py_title(const std::string& s) {
@@ -198,9 +201,9 @@ std::string py_format(const std::string& fmt, const Args& a) {
       if (auto_idx >= a.pos.size()) throw RenderError("str.format: replacement index out of range");
       v = &a.pos[auto_idx++];
     } else if (std::all_of(field.begin(), field.end(), [](char d) { return d >= '0' && d <= '9'; })) {
-      size_t idx = std::stoul(field);
-      if (idx >= a.pos.size()) throw RenderError("str.format: replacement index out of range");
-      v = &a.pos[idx];
+      int64_t idx = 0;
+      if (!parse_int64(field, &idx) || size_t(idx) >= a.pos.size()) throw RenderError("str.format: replacement index out of range");
+      v = &a.pos[size_t(idx)];
     } else {
       for (const auto& [n, x] : a.kw)
         if (n == field) v = &x;

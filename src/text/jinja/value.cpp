@@ -85,7 +85,7 @@ bool truthy(const Value& v) {
     case Kind::Float: return v.f != 0;
     case Kind::String: return !v.s.empty();
     case Kind::List:
-    case Kind::Tuple: return !v.list->empty();
+    case Kind::Tuple: return v.gen || !v.list->empty();
     case Kind::Dict: return !v.dict->items.empty();
     default: return true;
   }
@@ -96,7 +96,8 @@ bool equal(const Value& a, const Value& b) {
     if (a.kind == Kind::Float || b.kind == Kind::Float) return a.as_double() == b.as_double();
     return (a.kind == Kind::Bool ? int64_t(a.b) : a.i) == (b.kind == Kind::Bool ? int64_t(b.b) : b.i);
   }
-  if (a.kind != b.kind) return false;
+  if (a.kind != b.kind || a.gen != b.gen) return false;
+  if (a.gen) return a.list == b.list;
   switch (a.kind) {
     case Kind::Undefined:
     case Kind::None: return true;
@@ -196,9 +197,10 @@ std::string str_repr(const std::string& s) {
 std::string repr(const Value& v) {
   switch (v.kind) {
     case Kind::String: return str_repr(v.s);
-    case Kind::Undefined: return "";
+    case Kind::Undefined: return "Undefined";
     default: break;
   }
+  if (v.gen) return "<generator object>";
   if (v.is_list()) {
     std::string out = v.kind == Kind::Tuple ? "(" : "[";
     for (size_t k = 0; k < v.list->size(); ++k) out += (k ? ", " : "") + repr((*v.list)[k]);
@@ -273,6 +275,18 @@ size_t cp_length(const std::string& s) {
   bool ascii = true;
   for (unsigned char c : s) ascii = ascii && c < 0x80;
   return ascii ? s.size() : decode(s).size();
+}
+
+bool parse_int64(const std::string& digits, int64_t* out) {
+  if (digits.empty() || digits.size() > 19) return false;
+  unsigned __int128 v = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + unsigned(c - '0');
+  }
+  if (v > INT64_MAX) return false;
+  *out = int64_t(v);
+  return true;
 }
 
 bool is_py_space(char32_t c) {

@@ -32,6 +32,9 @@ struct Value {
   std::shared_ptr<Dict> dict;    // Dict, Namespace
   std::shared_ptr<Func> func;    // Func
   bool safe_hint = false;        // Undefined from an unsafe (mutating) method: calling it is a security error
+  bool markup = false;           // String: a markupsafe.Markup (from |safe or |escape): `+` HTML-escapes the other side
+  bool gen = false;              // List: a Python generator/iterator (select, map, ...): always truthy, no
+                                 // len-free indexing, not JSON serializable, prints as "<generator object>"
 
   static Value undefined(std::string name = "") { Value v; v.s = std::move(name); return v; }
   static Value none() { Value v; v.kind = Kind::None; return v; }
@@ -40,6 +43,7 @@ struct Value {
   static Value real(double x) { Value v; v.kind = Kind::Float; v.f = x; return v; }
   static Value str(std::string x) { Value v; v.kind = Kind::String; v.s = std::move(x); return v; }
   static Value make_list(List x = {}, bool tuple = false);
+  static Value generator(List x) { Value v = make_list(std::move(x)); v.gen = true; return v; }
   static Value make_dict();
   static Value make_namespace();
   static Value function(std::string name, Func f);
@@ -92,5 +96,7 @@ std::u32string decode(const std::string& s);
 std::string encode(const std::u32string& s);
 size_t cp_length(const std::string& s);
 bool is_py_space(char32_t c);  // Python's str.isspace()
+// Decimal digits to an int64; false when empty, not all digits, or out of range.
+bool parse_int64(const std::string& digits, int64_t* out);
 
 }  // namespace wgrt::text::jinja
