@@ -17,23 +17,24 @@ using jinja::Value;
 
 constexpr size_t kMaxSource = size_t(1) << 20;
 
-Value from_json(const nlohmann::json& j) {
+Value from_json(const nlohmann::ordered_json& j) {
+  using vt = nlohmann::ordered_json::value_t;
   switch (j.type()) {
-    case nlohmann::json::value_t::null: return Value::none();
-    case nlohmann::json::value_t::boolean: return Value::boolean(j.get<bool>());
-    case nlohmann::json::value_t::number_integer: return Value::integer(j.get<int64_t>());
-    case nlohmann::json::value_t::number_unsigned: {
+    case vt::null: return Value::none();
+    case vt::boolean: return Value::boolean(j.get<bool>());
+    case vt::number_integer: return Value::integer(j.get<int64_t>());
+    case vt::number_unsigned: {
       const uint64_t u = j.get<uint64_t>();
       return u > uint64_t(INT64_MAX) ? Value::real(double(u)) : Value::integer(int64_t(u));
     }
-    case nlohmann::json::value_t::number_float: return Value::real(j.get<double>());
-    case nlohmann::json::value_t::string: return Value::str(j.get<std::string>());
-    case nlohmann::json::value_t::array: {
+    case vt::number_float: return Value::real(j.get<double>());
+    case vt::string: return Value::str(j.get<std::string>());
+    case vt::array: {
       jinja::List l;
       for (const auto& x : j) l.push_back(from_json(x));
       return Value::make_list(std::move(l));
     }
-    case nlohmann::json::value_t::object: {
+    case vt::object: {
       Value d = Value::make_dict();
       for (auto it = j.begin(); it != j.end(); ++it) d.dict->items.emplace_back(Value::str(it.key()), from_json(it.value()));
       return d;

@@ -11,14 +11,15 @@
 
 namespace wgrt::text {
 
+// ordered_json keeps object keys in insertion (file) order, as Python dicts do, so a template that prints a
+// whole object (tojson of a tool definition) prints its keys in the order HF would. A plain nlohmann::json
+// converts implicitly (its keys then arrive sorted).
 struct ChatTemplateInputs {
-  // [{role, content, ...}] exactly as HF passes them. nlohmann::json keeps object keys sorted, so a template
-  // that prints a whole object (tojson of a tool call) sees its keys in sorted order.
-  nlohmann::json messages = nlohmann::json::array();
-  nlohmann::json tools;  // null (the template sees `tools` as none, like HF), or an array of tool definitions
+  nlohmann::ordered_json messages = nlohmann::ordered_json::array();  // [{role, content, ...}] as HF passes them
+  nlohmann::ordered_json tools;  // null (the template sees `tools` as none, like HF), or an array of tool definitions
   bool add_generation_prompt = false;
   std::string bos_token, eos_token;  // token texts (UTF-8), e.g. "<s>"
-  nlohmann::json extra = nlohmann::json::object();  // more context variables (e.g. enable_thinking)
+  nlohmann::ordered_json extra = nlohmann::ordered_json::object();  // more variables (e.g. enable_thinking)
 };
 
 class ChatTemplate {

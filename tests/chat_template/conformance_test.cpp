@@ -55,8 +55,8 @@ std::string check(const nlohmann::json& c, const nlohmann::json& m, std::map<std
   const std::string name = c["template"];
   const std::string expect = c["expect"];
   text::ChatTemplateInputs in;
-  in.messages = nlohmann::json::parse(slurp(kDir + "/" + c["messages"].get<std::string>()));
-  if (!c["tools"].is_null()) in.tools = nlohmann::json::parse(slurp(kDir + "/" + c["tools"].get<std::string>()));
+  in.messages = nlohmann::ordered_json::parse(slurp(kDir + "/" + c["messages"].get<std::string>()));
+  if (!c["tools"].is_null()) in.tools = nlohmann::ordered_json::parse(slurp(kDir + "/" + c["tools"].get<std::string>()));
   in.add_generation_prompt = c["add_generation_prompt"];
   in.extra = c["vars"];
   in.bos_token = m["bos_token"];

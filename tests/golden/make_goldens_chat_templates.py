@@ -7,7 +7,7 @@ add_generation_prompt=, bos_token=, eos_token=).
 
 Usage: make_goldens_chat_templates.py TEMPLATE_DIR OUT_DIR
        make_goldens_chat_templates.py --snippets CORPUS_DIR OUT.json
-Writes OUT_DIR/conv/*.json (the conversations, keys sorted as wgrt's nlohmann::json sees them),
+Writes OUT_DIR/conv/*.json (the conversations, keys in the order HF gets them),
 OUT_DIR/expected/<template>__<case>.txt (rendered text) and OUT_DIR/manifest.json (one entry per
 template x case: expect "ok", "raise" (raise_exception, with its message) or "error" (any other jinja2 error)).
 strftime_now returns the fixed time WGRT_TEMPLATE_NOW (default 2024-07-26 12:34:56), as wgrt does when the
@@ -137,7 +137,7 @@ def make_env():
 
 
 def sorted_keys(x):
-    """The conversation as wgrt receives it: nlohmann::json objects iterate in sorted key order."""
+    """The snippet context with its keys sorted, as it is stored in chat_template_snippets.json."""
     if isinstance(x, dict):
         return {k: sorted_keys(x[k]) for k in sorted(x)}
     if isinstance(x, list):
@@ -155,9 +155,9 @@ def main():
     os.makedirs(os.path.join(out, "expected"), exist_ok=True)
     for name, conv in CONVS.items():
         with open(os.path.join(out, "conv", name + ".json"), "w", encoding="utf-8") as f:
-            json.dump(conv, f, ensure_ascii=False, indent=1, sort_keys=True)
+            json.dump(conv, f, ensure_ascii=False, indent=1)
     with open(os.path.join(out, "conv", "tools.json"), "w", encoding="utf-8") as f:
-        json.dump(TOOLS, f, ensure_ascii=False, indent=1, sort_keys=True)
+        json.dump(TOOLS, f, ensure_ascii=False, indent=1)
     env = make_env()
     manifest = []
     for tname in sorted(os.listdir(tdir)):
@@ -176,7 +176,7 @@ def main():
             try:
                 if compile_error:
                     raise compile_error
-                text = tmpl.render(messages=sorted_keys(CONVS[conv]), tools=sorted_keys(TOOLS) if with_tools else None,
+                text = tmpl.render(messages=CONVS[conv], tools=TOOLS if with_tools else None,
                                    documents=None, add_generation_prompt=gp, bos_token=BOS, eos_token=EOS,
                                    **extra)
                 rel = "expected/%s__%s.txt" % (tname[:-6], case)

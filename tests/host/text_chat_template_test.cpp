@@ -165,6 +165,12 @@ TEST(ChatTemplate, InputsReachTheTemplate) {
   EXPECT_EQ(render(src, in), "<s>[user:hé]</s>TrueTrueTrueFalse");
   in.tools = nlohmann::json::parse(R"([{"type": "function"}])");
   EXPECT_EQ(render("{{ tools | length }}{{ tools[0].type }}", in), "1function");
+  // Key order: ordered_json keeps the file's order (as Python dicts do); a plain nlohmann::json sorts.
+  const char* tool = R"([{"type": "function", "function": {"name": "f", "description": "d"}}])";
+  in.tools = nlohmann::ordered_json::parse(tool);
+  EXPECT_EQ(render("{{ tools | tojson }}", in), R"([{"type": "function", "function": {"name": "f", "description": "d"}}])");
+  in.tools = nlohmann::json::parse(tool);
+  EXPECT_EQ(render("{{ tools | tojson }}", in), R"([{"function": {"description": "d", "name": "f"}, "type": "function"}])");
 }
 
 TEST(ChatTemplate, ConcurrentApplyMatchesSerial) {

@@ -29,11 +29,11 @@ std::string read_file(const std::string& path, const char* what) {
   return ss.str();
 }
 
-nlohmann::json read_json(const std::string& path, const char* what) {
+nlohmann::ordered_json read_json(const std::string& path, const char* what) {  // keys in file order, as HF
   const std::string text = read_file(path, what);
   try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+    return nlohmann::ordered_json::parse(text);
+  } catch (const nlohmann::ordered_json::parse_error& e) {
     std::string m = e.what();
     const size_t colon = m.find("]: ");
     throw InvalidArgument(std::string(what) + " '" + path + "' is not valid JSON (" +

@@ -5,6 +5,7 @@
 // and writes (m, l, o[0..Dv)) to part[(r * nsplit + c) * (Dv + 2)]. Masked (-inf) keys are skipped; a chunk
 // with no live key writes m = LOWEST, l = 0, o = 0. 256 invocations, one key each; folded grid.
 #include "ops/common/index.wgsl"
+#include "ops/common/reduce.wgsl"
 #include "ops/attention/sdpa_encoder_common.wgsl"
 
 struct Params {
@@ -23,7 +24,7 @@ struct Params {
 
 const SPLIT_KEYS = 256u;  // keys per workgroup, one per invocation (read by the host)
 
-var<workgroup> red : array<f32, SPLIT_KEYS>;
+const WG = SPLIT_KEYS;  // for ops/common/reduce.wgsl
 var<workgroup> pj : array<f32, SPLIT_KEYS>;
 
 @compute @workgroup_size(SPLIT_KEYS)
@@ -57,30 +58,13 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     }
     sc = max(sc, LOWEST);
   }
-  red[lid] = sc;
-  workgroupBarrier();
-  for (var st = 128u; st > 0u; st >>= 1u) {
-    if (lid < st) {
-      red[lid] = max(red[lid], red[lid + st]);
-    }
-    workgroupBarrier();
-  }
-  let m = red[0];
-  workgroupBarrier();
+  let m = workgroup_max(sc, lid);
   var e = 0.0;
   if (m > LOWEST && sc > LOWEST) {
     e = exp(sc - m);
   }
   pj[lid] = e;
-  red[lid] = e;
-  workgroupBarrier();
-  for (var st = 128u; st > 0u; st >>= 1u) {
-    if (lid < st) {
-      red[lid] += red[lid + st];
-    }
-    workgroupBarrier();
-  }
-  let l = red[0];
+  let l = workgroup_sum(e, lid);  // its barriers also publish pj
   let out_base = (r * p.nsplit + c) * (p.Dv + 2u);
   if (lid == 0u) {
     part[out_base] = m;

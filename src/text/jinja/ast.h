@@ -46,7 +46,7 @@ struct Stmt;
 using StmtP = std::unique_ptr<Stmt>;
 using Body = std::vector<StmtP>;
 
-enum class SK { Text, Print, If, For, Set, SetBlock, Macro, CallBlock, FilterBlock, Break, Continue, Scope };
+enum class SK { Text, Print, If, For, Set, SetBlock, Macro, CallBlock, FilterBlock, Break, Continue, Scope, With };
 
 struct Param {
   std::string name;
@@ -63,7 +63,7 @@ struct Stmt {
   ExprP filter;                        // SetBlock / FilterBlock filter chain (Filter nodes with null innermost)
   std::vector<std::pair<ExprP, Body>> branches;  // If: (condition, body)...
   Body body, else_body;                // For, Macro, SetBlock, CallBlock, FilterBlock, Scope; If/For else
-  std::vector<Param> params;           // Macro / CallBlock (caller's) parameters
+  std::vector<Param> params;           // Macro / CallBlock (caller's) parameters; With: name = value pairs
   bool recursive = false;              // For
   bool uses_caller = false;            // Macro
 };

@@ -134,6 +134,11 @@ struct Renderer {
         return Flow::Normal;
       }
       case SK::Scope: return exec(s.body, child(sc), out);
+      case SK::With: {  // the values are evaluated in the outer scope, then bound in a child scope
+        auto ws = child(sc);
+        for (const auto& p : s.params) ws->vars[p.name] = eval(*p.def, sc);
+        return exec(s.body, ws, out);
+      }
       case SK::Break: return Flow::Break;
       case SK::Continue: return Flow::Continue;
     }

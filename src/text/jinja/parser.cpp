@@ -121,6 +121,19 @@ StmtP Parser::statement() {
   } else if (kw == "break" || kw == "continue") {
     s->k = kw == "break" ? SK::Break : SK::Continue;
     expect_block_end();
+  } else if (kw == "with") {  // {% with a = 1, b = x %}...{% endwith %}
+    s->k = SK::With;
+    while (cur().type != Tok::BlockEnd) {
+      if (!s->params.empty()) expect_op(",");
+      Param pr;
+      pr.name = expect_name();
+      expect_op("=");
+      pr.def = expression(true);
+      s->params.push_back(std::move(pr));
+    }
+    expect_block_end();
+    s->body = body_until({"endwith"}, nullptr);
+    expect_block_end();
   } else if (kw == "generation") {
     s->k = SK::Scope;
     expect_block_end();

@@ -1,7 +1,7 @@
 // Parser of the Jinja2 subset used by chat templates (see ast.h for the tree). Follows jinja2 3.1's grammar
 // and operator precedence: ternary < or < and < not < comparisons/in < + - < ~ < * / // % < ** < unary - +
 // < postfix (. [] ()) and filters/tests. Statements: for (filter-if, else, recursive), if/elif/else, set
-// (names, tuples, ns.attr, block set with filters), macro, call, filter, break/continue (HF enables
+// (names, tuples, ns.attr, block set with filters), macro, call, filter, with, break/continue (HF enables
 // jinja2.ext.loopcontrols), generation (HF's AssistantTracker tag, rendered as its body), raw.
 #pragma once
 #include <vector>
