@@ -3,7 +3,9 @@
 # Idempotent: every step checks first and says what it installs or skips.
 # Installs: build tools and Debian -dev libraries, the Vulkan loader, Mesa lavapipe >= 25 from
 # bookworm-backports, and Dawn (libwebgpu_wrapper.so from npm bun-webgpu-linux-x64@0.1.7,
-# sha256-checked) into third_party/dawn/ (not committed).
+# sha256-checked) into third_party/dawn/ (not committed), and llama.cpp's source bundle (npm
+# node-llama-cpp@3.21.1's llama/gitRelease.bundle, sha256-checked) into third_party/llama.cpp/ for the
+# tokenizer conformance vectors and chat-template conformance suite (not committed).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 say() { printf '[setup] %s\n' "$*"; }
@@ -21,7 +23,7 @@ fi
 # 2. Debian packages.
 pkgs=(build-essential cmake ninja-build pkg-config git ca-certificates curl nodejs npm
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-      libpcre2-dev libvulkan1 vulkan-tools python3 python3-jinja2)
+      libpcre2-dev libicu-dev libvulkan1 vulkan-tools python3 python3-jinja2)
 missing=()
 for p in "${pkgs[@]}"; do
   # Node.js may come from elsewhere (e.g. nodesource): any working npm will do.
@@ -74,7 +76,8 @@ npm_file Dawn bun-webgpu-linux-x64@0.1.7 libwebgpu_wrapper.so "$root/third_party
   3190c3777f2c07fcf6a0640833cbf5d0cde859dc53aed6d9083946d093198788
 
 # 4. llama.cpp's source bundle (npm node-llama-cpp@3.21.1 carries it, ~35 MB): the chat-template conformance
-#    tests extract its 68 models/templates/*.jinja at test time (tests/golden/chat_templates_setup.sh).
+#    tests extract its 68 models/templates/*.jinja at test time (tests/golden/chat_templates_setup.sh), the
+#    tokenizer tests its vocab-only GGUF files and test vectors (scripts/vocab_vectors.sh).
 npm_file "llama.cpp source bundle" node-llama-cpp@3.21.1 llama/gitRelease.bundle \
   "$root/third_party/llama.cpp/gitRelease.bundle" 9336d8aab8f8e6a8919380f3641fe92e57b02fb55df1b6bd083b82491a6293b8 \
   "$root/bench/node_modules/node-llama-cpp/llama/gitRelease.bundle"

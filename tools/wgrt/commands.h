@@ -23,4 +23,5 @@ void add_graph(CLI::App& app);
 void add_synth(CLI::App& app);
 void add_chat(CLI::App& app);
 void add_template(CLI::App& app);
+void add_tokenize(CLI::App& app);
 }  // namespace wgrt::cli
