@@ -13,11 +13,11 @@
 
 #include "formats/gguf.h"
 #include "formats/llama2c.h"
+#include "formats/model_file_kind.h"
 #include "graph/executable.h"
 #include "models/llama_graph.h"
+#include "models/special_tokens.h"
 #include "models/tokenizer_loader.h"
-#include "text/sampler.h"
-#include "text/utf8_stream.h"
 #include "webgpu/device.h"
 #include "wgrt/error.h"
 
@@ -28,35 +28,22 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// True for a GGUF file (magic "GGUF"); anything else is read as a llama2.c checkpoint, except a file named
-// *.gguf (any case), which is reported as a GGUF file with the wrong magic.
-bool is_gguf(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw FormatError(fmt::format("cannot open model file '{}': {}", path, std::strerror(errno)));
-  unsigned char magic[4] = {};
-  f.read(reinterpret_cast<char*>(magic), 4);
-  const auto got = size_t(f.gcount());
-  if (got == 4 && std::memcmp(magic, "GGUF", 4) == 0) return true;
-  std::string ext = path.size() >= 5 ? path.substr(path.size() - 5) : "";
-  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-  if (ext == ".gguf") {
-    std::string what = got == 0 ? "the file is empty" : "it starts with";
-    for (size_t i = 0; i < got; ++i) what += fmt::format(" {:02x}", magic[i]);
-    if (got > 0 && got < 4) what += fmt::format(" (file has {} byte{})", got, got == 1 ? "" : "s");
-    throw FormatError(fmt::format("GGUF file '{}': {}, expected the magic 'GGUF' (47 47 55 46); a llama2.c "
-                                  "checkpoint must not be named .gguf",
-                                  path, what));
-  }
-  return false;
-}
-
 class LlmImpl final : public Llm {
  public:
   explicit LlmImpl(const LlmOptions& o) {
     auto t0 = Clock::now();
-    gguf_ = is_gguf(o.model);
-    weights_ = gguf_ ? load_gguf_llama(o.model) : load_llama2c(o.model);
+    gguf_ = model_file_kind(o.model) == ModelFileKind::Gguf;
+    if (gguf_) {
+      weights_ = load_gguf_llama(o.model);
+    } else {
+      try {
+        weights_ = load_llama2c(o.model);
+      } catch (const FormatError& e) {
+        throw FormatError(not_a_model_message(o.model, e.what()));
+      }
+    }
     tok_ = models::load_tokenizer(weights_, o.tokenizer);
+    special_ = models::read_special_tokens(weights_, *tok_);
     webgpu::DeviceOptions d;
     d.adapter = o.adapter;
     dev_ = webgpu::Device::create(d);
@@ -82,13 +69,23 @@ class LlmImpl final : public Llm {
     load_seconds_ = seconds_since(t0);
   }
 
-  void run(const std::vector<int32_t>& tokens, int pos, const std::function<void(int, int)>& on_chunk = {}) {
+  // The KV cache now holds `tokens` at [pos, pos + n): cached_ (the valid prefix of known tokens) follows.
+  void note_cached(const std::vector<int32_t>& tokens, int pos) {
+    if (size_t(pos) > cached_.size()) return;  // a gap: only the old prefix is known
+    cached_.resize(size_t(pos));
+    cached_.insert(cached_.end(), tokens.begin(), tokens.end());
+  }
+
+  // Runs tokens at [pos, pos + n) in prefill chunks; cached_ follows (cut at pos first, so a failure midway
+  // leaves no stale claim).
+  void run(const std::vector<int32_t>& tokens, int pos) {
     if (tokens.empty()) throw InvalidArgument("forward: no tokens");
     if (pos < 0 || pos + int(tokens.size()) > context_)
       throw LimitError(fmt::format("positions {}..{} do not fit the context of {} tokens", pos, pos + int(tokens.size()) - 1,
                                    context_));
     for (int32_t t : tokens)
       if (t < 0 || t >= vocab_size()) throw InvalidArgument(fmt::format("token id {} outside the vocabulary [0, {})", t, vocab_size()));
+    if (cached_.size() > size_t(pos)) cached_.resize(size_t(pos));
     for (size_t i = 0; i < tokens.size(); i += size_t(max_prefill_)) {
       size_t n = std::min(tokens.size() - i, size_t(max_prefill_));
       std::vector<int32_t> chunk(tokens.begin() + long(i), tokens.begin() + long(i + n));
@@ -96,11 +93,8 @@ class LlmImpl final : public Llm {
       exe_->set_input(tokens_, {1, int64_t(n)}, std::span<const int32_t>(chunk));
       exe_->set_input(pos_, {1}, std::span<const int32_t>(p));
       exe_->execute();
-      if (on_chunk && tokens.size() > size_t(max_prefill_)) {
-        dev_->wait_idle();
-        on_chunk(int(i + n), int(tokens.size()));
-      }
     }
+    note_cached(tokens, pos);
   }
 
   std::vector<float> forward(const std::vector<int32_t>& tokens, int pos) override {
@@ -108,77 +102,43 @@ class LlmImpl final : public Llm {
     return exe_->read_f32(logits_);
   }
 
-  int32_t pick(text::Sampler* sampler, const std::vector<int32_t>& history) {
-    if (!sampler) return exe_->read_i32(next_).at(0);
-    std::vector<float> logits = exe_->read_f32(logits_);
-    return sampler->sample(logits, history);
-  }
-
-  GenerateStats generate(std::string_view prompt, const GenerateOptions& g,
-                         const std::function<void(std::string_view)>& on_text) override {
-    GenerateStats st;
-    std::vector<int32_t> ids = tokenize(prompt, g.add_bos);
-    if (ids.empty()) throw InvalidArgument("the prompt is empty and no BOS token was added: nothing to start from");
-    if (int(ids.size()) >= context_)
-      throw LimitError(fmt::format("the prompt has {} tokens but the context holds {} (no room to generate)", ids.size(),
-                                   context_));
-    if (g.max_tokens < 0) throw InvalidArgument("max_tokens must be >= 0");
-    if (!std::isfinite(g.temperature) || g.temperature < 0) throw InvalidArgument("temperature must be a finite number >= 0");
-    if (!std::isfinite(g.repetition_penalty) || g.repetition_penalty <= 0)
-      throw InvalidArgument("repetition_penalty must be a finite number > 0");
-    std::unique_ptr<text::Sampler> sampler;
-    if (g.temperature > 0) {
-      text::SamplerConfig sc;
-      sc.temperature = g.temperature;
-      sc.top_k = g.top_k;
-      sc.top_p = g.top_p;
-      sc.min_p = g.min_p;
-      sc.repetition_penalty = g.repetition_penalty;
-      sc.seed = g.seed;
-      sampler = std::make_unique<text::Sampler>(sc);
-    } else if (g.repetition_penalty != 1.0f) {
-      throw InvalidArgument("repetition_penalty needs sampling (temperature > 0)");
-    }
-    st.prompt_tokens = int(ids.size());
-    std::vector<int32_t> history = ids;
-    auto t0 = Clock::now();
-    run(ids, 0, g.on_prefill);
-    int pos = int(ids.size());
-    int32_t next = g.max_tokens > 0 ? pick(sampler.get(), history) : -1;
-    st.prefill_seconds = seconds_since(t0);
-    text::Utf8Stream utf8;
-    int32_t prev = ids.back();
-    auto t1 = Clock::now();
-    st.stop_reason = "max_tokens";
-    for (int i = 0; i < g.max_tokens; ++i) {
-      int32_t tok = next;
-      if (tok == tok_->eos_id() || (!gguf_ && tok == tok_->bos_id())) {
-        st.stop_reason = "eos";
-        break;
+  EvalResult eval(std::span<const int32_t> seq, const EvalOptions& o) override {
+    if (seq.empty()) throw InvalidArgument("eval: empty token sequence");
+    if (int64_t(seq.size()) > context_)
+      throw LimitError(fmt::format("the sequence has {} tokens but the context holds {}", seq.size(), context_));
+    EvalResult r;
+    size_t same = 0;
+    if (o.reuse_cache)
+      while (same < cached_.size() && same < seq.size() && cached_[same] == seq[same]) ++same;
+    same = std::min(same, seq.size() - 1);  // the last token runs again for its output
+    r.reused = int(same);
+    // Prefill in chunks, so that cancel is seen between them.
+    for (size_t i = same; i < seq.size(); i += size_t(max_prefill_)) {
+      if (o.cancel && o.cancel->load()) {
+        r.cancelled = true;
+        return r;
       }
-      st.tokens.push_back(tok);
-      history.push_back(tok);
-      ++st.generated_tokens;
-      std::string text = utf8.push(tok_->decode_piece(prev, tok));
-      if (!text.empty()) on_text(text);
-      prev = tok;
-      if (i + 1 == g.max_tokens) break;
-      if (pos >= context_) {
-        st.stop_reason = "context";
-        break;
+      size_t n = std::min(seq.size() - i, size_t(max_prefill_));
+      std::vector<int32_t> chunk(seq.begin() + long(i), seq.begin() + long(i + n));
+      run(chunk, int(i));
+      if (o.on_prefill && seq.size() - same > size_t(max_prefill_)) {
+        dev_->wait_idle();
+        o.on_prefill(int(i + n - same), int(seq.size() - same));
       }
-      run({tok}, pos);
-      ++pos;
-      next = pick(sampler.get(), history);
     }
-    std::string tail = utf8.flush();
-    if (!tail.empty()) on_text(tail);
-    st.decode_seconds = seconds_since(t1);
-    return st;
+    if (o.want_logits) {
+      r.logits = exe_->read_f32(logits_);
+      r.argmax = int32_t(std::max_element(r.logits.begin(), r.logits.end()) - r.logits.begin());
+    } else {
+      r.argmax = exe_->read_i32(next_).at(0);
+    }
+    return r;
   }
 
   std::vector<int32_t> tokenize(std::string_view text, bool add_bos) const override { return tok_->encode(text, add_bos); }
   std::string detokenize(const std::vector<int32_t>& ids) const override { return tok_->decode(ids); }
+  std::string token_piece(int32_t prev, int32_t id) const override { return tok_->decode_piece(prev, id); }
+  const SpecialTokens& special_tokens() const override { return special_; }
   int context() const override { return context_; }
   int vocab_size() const override { return weights_.config().vocab_size; }
   double load_seconds() const override { return load_seconds_; }
@@ -198,6 +158,8 @@ class LlmImpl final : public Llm {
   bool gguf_ = false;
   WeightSource weights_;
   std::unique_ptr<text::Tokenizer> tok_;
+  SpecialTokens special_;
+  std::vector<int32_t> cached_;  // the tokens whose keys/values the KV cache holds at positions 0..
   std::unique_ptr<webgpu::Device> dev_;
   std::unique_ptr<ExecutableGraph> exe_;
   ValueId tokens_ = -1, pos_ = -1, logits_ = -1, next_ = -1;

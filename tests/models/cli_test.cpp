@@ -106,7 +106,7 @@ TEST(Cli, BadInputGivesOneLineErrors) {
   expect_clean_error(run_cli("generate " + kBin + " --ctx 8 -p \"Once upon a time there was a little girl named Lily\""),
                      "context");
   // Option values out of range: the argument parser's message, exit code 1.
-  for (const char* bad : {"-n -1", "--temp nan", "--top-p 0 --temp 1", "--repeat-penalty -2 --temp 1", "--ctx abc",
+  for (const char* bad : {"-n -2", "--temp nan", "--top-p 0 --temp 1", "--repeat-penalty -2 --temp 1", "--ctx abc",
                           "--seed -1 --temp 1", "--seed 18446744073709551616 --temp 1", "--seed ' -5' --temp 1",
                           "--seed ' 5' --temp 1", "--seed 0x10 --temp 1"}) {
     RunResult r = run_cli("generate " + kBin + " " + bad);
