@@ -2,8 +2,10 @@
 # wgrt set-up for a fresh Debian 12 (bookworm) machine, run as root.
 # Idempotent: every step checks first and says what it installs or skips.
 # Installs: build tools and Debian -dev libraries, the Vulkan loader, Mesa lavapipe >= 25 from
-# bookworm-backports, and Dawn (libwebgpu_wrapper.so from npm bun-webgpu-linux-x64@0.1.7,
-# sha256-checked) into third_party/dawn/ (not committed).
+# bookworm-backports, Dawn (libwebgpu_wrapper.so from npm bun-webgpu-linux-x64@0.1.7,
+# sha256-checked) into third_party/dawn/ (not committed), and bench/node_modules (npm node-llama-cpp 3.21.1 with
+# its CPU and Vulkan prebuilts, pinned by bench/package-lock.json): llama.cpp for the benchmarks and for the
+# test oracle tests/llamacpp/llamacpp_helper.c.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 say() { printf '[setup] %s\n' "$*"; }
@@ -64,5 +66,14 @@ else
     || die "checksum mismatch for libwebgpu_wrapper.so (expected $dawn_sha)"
   mkdir -p "$dawn_dir"; mv "$tmp/package/libwebgpu_wrapper.so" "$dawn_so"; rm -rf "$tmp"
   say "Dawn installed at $dawn_so (sha256 ok)"
+fi
+# 4. node-llama-cpp (llama.cpp 80fb11a prebuilt) for the llama.cpp oracle tests and the benchmarks.
+if [ -f "$root/bench/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libllama.v0.4.0.so" ] &&
+   [ -d "$root/bench/node_modules/@node-llama-cpp/linux-x64-vulkan" ]; then
+  say "node-llama-cpp: already installed in bench/node_modules"
+else
+  say "installing node-llama-cpp 3.21.1 (CPU + Vulkan prebuilts) into bench/node_modules (npm ci, about 160 MB)"
+  (cd "$root/bench" && npm ci --ignore-scripts --omit=optional --no-audit --no-fund) \
+    || die "npm ci in bench/ failed (network or registry)"
 fi
 say "done"

@@ -40,11 +40,25 @@ class Builder {
 
   bool keeps_q4(const WeightTensor& t) const { return t.type == GgmlType::Q4_0 && o_.weights == WeightPolicy::Auto; }
 
+  // Counts a file tensor's bytes, and those of it that load widened to f32 (see LlamaGraph::widened_bytes).
+  void account(const WeightTensor& t, bool kept) {
+    out_.file_weight_bytes += t.data.size();
+    if (!kept && t.type != GgmlType::F32) {
+      out_.widened_file_bytes += t.data.size();
+      out_.widened_gpu_bytes += t.n_elements * 4;
+    }
+  }
+
   // One weight constant from the rows of `parts` (same column count and storage), as q4gsw or f32.
+  // Interim: every type other than Q4_0 (under WeightPolicy::Auto) is dequantized to f32 here; the block-format
+  // GPU kernels that keep each type resident in its own format are issue 12's next step.
   Matrix upload(const std::string& name, std::vector<const WeightTensor*> parts) {
     Matrix m;
     m.k = parts[0]->cols();
-    for (const WeightTensor* t : parts) m.n += t->rows();
+    for (const WeightTensor* t : parts) {
+      m.n += t->rows();
+      account(*t, keeps_q4(*parts[0]));
+    }
     if (keeps_q4(*parts[0])) {
       Q4gsw q = parts[0]->q4gsw();
       for (size_t i = 1; i < parts.size(); ++i) {
@@ -70,6 +84,7 @@ class Builder {
 
   ValueId vector(const std::string& name) {
     const WeightTensor& t = w_.get(name);
+    account(t, false);
     std::vector<float> f = t.to_f32();
     out_.weight_bytes += f.size() * 4;
     int64_t n = int64_t(f.size());

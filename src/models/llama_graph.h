@@ -9,7 +9,9 @@
 // Then the last position's hidden state -> rms_norm -> output linear (tied to tok_embd when the model ties
 // them) -> logits [1, vocab] and argmax [1] (greedy decoding reads back one int).
 // Weights: Q4_0 matrices become q4gsw constants (et_vk.linear_q4gsw / embedding_q4gsw) unless
-// WeightPolicy::F32; F32/F16/BF16/Q8_0 load as f32.
+// WeightPolicy::F32. Every other type ggml_type_decodable() accepts (F16, BF16, Q8_0, Q4_1, Q5_0, Q5_1, the
+// K-quants, IQ4_NL, IQ4_XS, MXFP4) is, for now, dequantized to f32 at load (interim: 4 bytes per weight on the
+// GPU; LlamaGraph::widened_* say how much that costs).
 // Follows: Meta Llama / llama2.c run.c forward pass; Qwen2/Qwen3 (Hugging Face modeling code).
 #pragma once
 #include <cstdint>
@@ -39,6 +41,10 @@ struct LlamaGraph {
   ValueId next_token = -1; // output i32 [1] (argmax of logits)
   int context = 0, max_prefill = 0;
   uint64_t weight_bytes = 0;  // bytes of weight constants as uploaded
+  uint64_t file_weight_bytes = 0;   // bytes of the file tensors those constants were made from
+  // Interim (until block-format kernels): file bytes of the tensors dequantized to f32 at load, and the GPU
+  // bytes they take as f32 (4 bytes per element). Tensors stored as F32 are not counted.
+  uint64_t widened_file_bytes = 0, widened_gpu_bytes = 0;
 };
 
 // Throws InvalidArgument for bad options, Unsupported for tensor types it cannot load.
