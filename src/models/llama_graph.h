@@ -8,10 +8,11 @@
 // output linear -> residual add -> rms_norm -> SwiGLU FFN (silu(gate) * up -> down) -> residual add.
 // Then the last position's hidden state -> rms_norm -> output linear (tied to tok_embd when the model ties
 // them) -> logits [1, vocab] and argmax [1] (greedy decoding reads back one int).
-// Weights: Q4_0 matrices become q4gsw constants (et_vk.linear_q4gsw / embedding_q4gsw) unless
-// WeightPolicy::F32. Every other type ggml_type_decodable() accepts (F16, BF16, Q8_0, Q4_1, Q5_0, Q5_1, the
-// K-quants, IQ4_NL, IQ4_XS, MXFP4) is, for now, dequantized to f32 at load (interim: 4 bytes per weight on the
-// GPU; LlamaGraph::widened_* say how much that costs).
+// Weights (WeightPolicy::Auto): Q4_0 matrices become q4gsw constants (et_vk.linear_q4gsw / embedding_q4gsw);
+// matrices of the types ops::ggml_gpu_block() lists (ops/linear/linear_ggml.h) are uploaded as the file's raw
+// blocks and decoded inside wgrt.linear_ggml / wgrt.embedding_ggml. Every other type ggml_type_decodable()
+// accepts, and every vector, is dequantized to f32 at load (interim for matrices: 4 bytes per weight on the
+// GPU; LlamaGraph::widened_* say how much that costs). WeightPolicy::F32 dequantizes everything.
 // Follows: Meta Llama / llama2.c run.c forward pass; Qwen2/Qwen3 (Hugging Face modeling code).
 #pragma once
 #include <cstdint>
@@ -23,7 +24,7 @@
 namespace wgrt::models {
 
 enum class WeightPolicy {
-  Auto,  // keep Q4_0 as 4-bit on the GPU, everything else f32
+  Auto,  // Q4_0 as q4gsw, the block-format kernels' types as raw blocks, everything else f32
   F32,   // dequantize every weight to f32
 };
 

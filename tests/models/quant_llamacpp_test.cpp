@@ -5,6 +5,8 @@
 //     picks for rows that are not a multiple of 256, is printed and checked to be mixed where it should be);
 //  2. wgrt running the quantized file against llama.cpp's CPU run of that F32 file (the same weights, f32
 //     activations): first-step logits within kLogitTol and 32 greedy ids equal;
+//     (wgrt keeps the types with block-format kernels as raw blocks on the GPU: the weight bytes it uploads are
+//     checked to be at most 1.05x the file's where no tensor is widened to f32);
 //  3. against llama.cpp's run of the quantized file itself, whose CPU path rounds activations to 8 bits:
 //     logits within kQuantActTol of the largest logit (weaker evidence; printed).
 // The model: llama arch, dim 256 (K-quant rows), ffn 320 (ffn_down rows of 320: fallback types), 2 layers,
@@ -23,6 +25,7 @@
 #include "formats/ggml_quant.h"
 #include "formats/gguf.h"
 #include "model_test_util.h"
+#include "models/llama_graph.h"
 #include "models/synth.h"
 
 namespace wgrt::test {
@@ -132,6 +135,17 @@ TEST_P(QuantLlamaCpp, LoadsAndMatchesLlamaCpp) {
   std::printf("[ %s ] tensor types:%s\n", type.c_str(), mix_s.c_str());
   RecordProperty("tensor_types", mix_s);
   if (type != "Q8_0") EXPECT_GE(mix.size(), 3u) << "expected a mixed file (F32 norms + two weight types)";
+
+  // GPU weight bytes vs the file's tensor bytes: at most 1.05x when every matrix type has a block-format
+  // kernel (Q4_0 goes to q4gsw, whose f32 scales make it 1.11x).
+  {
+    models::LlamaGraph lg = models::build_llama_graph(load_gguf_llama(qpath), {});
+    const double ratio = double(lg.weight_bytes) / double(lg.file_weight_bytes);
+    std::printf("[ %s ] GPU weight bytes %.3fx the file's (%llu widened to f32)\n", type.c_str(), ratio,
+                (unsigned long long)lg.widened_file_bytes);
+    if (lg.widened_file_bytes == 0 && type != "Q4_0") EXPECT_LE(ratio, 1.05);
+    if (type == "Q4_K_M" || type == "Q6_K" || type == "Q8_0") EXPECT_EQ(lg.widened_file_bytes, 0u) << "kept as blocks";
+  }
 
   // 2. wgrt on the quantized file vs llama.cpp on the same weights in F32.
   LlmOptions o;
