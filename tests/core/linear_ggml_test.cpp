@@ -1,9 +1,10 @@
 // wgrt.linear_ggml.default (weights resident in their ggml block format, decoded in gemv_ggml.wgsl) on a real
 // adapter against the plain C++ reference: the src/formats decoders (bit-exact with llama.cpp, see
-// tests/host/ggml_dequant_test.cpp) and a double-accumulating GEMV. Per type (F16, Q5_0, Q8_0, Q4_K, Q6_K):
-// odd N (1, 7, 37, 300), K of 1, 3 and 25 blocks (F16 also K = 1 and 5), M = 1 and 3, bias / no bias, M
+// tests/host/ggml_dequant_test.cpp) and a double-accumulating GEMV. Per type (all 15 the kernels decode):
+// odd N (1, 7, 37, 300), K of 1, 3 and 25 blocks (F16 also K = 1 and 5), M = 1, 3 and 20, bias / no bias, M
 // changing between executes, and weights bound in 256-row chunks (WGRT_MAX_BINDING_BYTES).
-// Weights: random block bytes with every f16 field set to a random normal f16 in +-[0.01, 0.1].
+// Weights: random block bytes with every f16 field set to a random normal f16 in +-[0.01, 0.1] (BF16: normal
+// values in +-[2^-8, 2^8); MXFP4: E8M0 scales 2^-8 .. 2^1).
 // Tolerance: |gpu - ref| <= 1e-5 * sum_k |x_k W_nk| + 1e-6 (f32 accumulation of K products; the GPU may fuse
 // the decode's multiply-adds).
 #include <gtest/gtest.h>
@@ -31,8 +32,12 @@ struct TypeInfo {
   std::vector<int> half_offsets;  // f16 fields of a block (F16: the element itself)
 };
 
+// Every type the kernels decode. BF16's element and MXFP4's E8M0 byte are set separately (random_blocks).
 const std::vector<TypeInfo> kTypes = {
-    {GgmlType::F16, {0}}, {GgmlType::Q5_0, {0}}, {GgmlType::Q8_0, {0}}, {GgmlType::Q4_K, {0, 2}}, {GgmlType::Q6_K, {208}}};
+    {GgmlType::F16, {0}},      {GgmlType::BF16, {}},       {GgmlType::Q4_0, {0}},     {GgmlType::Q4_1, {0, 2}},
+    {GgmlType::Q5_0, {0}},     {GgmlType::Q5_1, {0, 2}},   {GgmlType::Q8_0, {0}},     {GgmlType::Q2_K, {80, 82}},
+    {GgmlType::Q3_K, {108}},   {GgmlType::Q4_K, {0, 2}},   {GgmlType::Q5_K, {0, 2}},  {GgmlType::Q6_K, {208}},
+    {GgmlType::IQ4_NL, {0}},   {GgmlType::IQ4_XS, {0}},    {GgmlType::MXFP4, {}}};
 
 uint64_t next(uint64_t& s) {
   s += 0x9E3779B97F4A7C15ull;
@@ -49,13 +54,20 @@ std::vector<uint8_t> random_blocks(const TypeInfo& t, int64_t N, int64_t K, uint
   std::vector<uint8_t> b(nb * size_t(blk.bytes));
   uint64_t s = seed;
   for (auto& v : b) v = uint8_t(next(s));
-  for (size_t i = 0; i < nb; ++i)
+  for (size_t i = 0; i < nb; ++i) {
+    uint8_t* blkp = &b[i * size_t(blk.bytes)];
+    if (t.type == GgmlType::BF16) {  // a random normal bf16 in +-[2^-8, 2^8)
+      const uint16_t h = uint16_t(((next(s) & 1) << 15) | ((127 - 8 + next(s) % 16) << 7) | (next(s) & 0x7F));
+      std::memcpy(blkp, &h, 2);
+    }
+    if (t.type == GgmlType::MXFP4) blkp[0] = uint8_t(120 + next(s) % 10);  // d = 2^-8 .. 2^1
     for (int off : t.half_offsets) {
       const double u = double(next(s) >> 11) / double(1ull << 53);
       float v = float(0.01 + 0.09 * u) * ((next(s) & 1) ? -1.0f : 1.0f);
       const uint16_t h = f32_to_f16(v);
-      std::memcpy(&b[i * size_t(blk.bytes) + size_t(off)], &h, 2);
+      std::memcpy(blkp + off, &h, 2);
     }
+  }
   return b;
 }
 
@@ -72,7 +84,7 @@ GgmlLinear make(const TypeInfo& t, int64_t N, int64_t K, bool with_bias, uint64_
   std::vector<uint32_t> words((raw.size() + 3) / 4, 0u);
   std::memcpy(words.data(), raw.data(), raw.size());
   Graph g;
-  r.x = g.input("x", DType::F32, {3, K});
+  r.x = g.input("x", DType::F32, {20, K});
   const int64_t nw = int64_t(words.size());
   ValueId w = g.constant("w", DType::U32, {nw}, ConstantData::from_vector(std::move(words)));
   ValueId bias = g.none();
@@ -121,6 +133,7 @@ TEST(LinearGgml, EveryTypeOddSizesAgainstCpuReference) {
         const std::string what = ggml_type_name(t.type) + " K " + std::to_string(K) + " N " + std::to_string(N);
         check(r, 1, N, K, ++seed, what + " M 1");
         check(r, 3, N, K, ++seed, what + " M 3");
+        if (N == 37) check(r, 20, N, K, ++seed, what + " M 20");
         check(r, 1, N, K, ++seed, what + " M 1 again");
       }
   }

@@ -3,9 +3,11 @@
 //                            out [..., N] f32)
 //       out = x @ W^T + bias, W [N, K] stored row after row as the file's raw blocks (row n = its
 //       K / block_elems blocks at byte n * row_bytes; src/formats/ggml_blocks.h), the buffer padded
-//       to whole u32 words. wtype is the ggml type id: F16 (1), Q8_0 (8), Q5_0 (6), Q4_K (12), Q6_K (14);
+//       to whole u32 words. wtype is the ggml type id of one of the types
+//       ggml_gpu_block() lists (linear_ggml.h);
 //       K must be a multiple of the type's block size (build errors otherwise).
-// One route: gemv_ggml.wgsl for every M (one grid layer per row of x; prefill re-reads the weights per row).
+// One route: gemv_ggml.wgsl for every M (one grid layer per 8 rows of x; prefill re-reads the weights M/8
+// times: a tiled block-format GEMM is the next step).
 // Weights larger than maxStorageBufferBindingSize (WGRT_MAX_BINDING_BYTES lowers it for tests) are bound in
 // chunks of whole multiples of 256 rows, one dispatch each, so every chunk starts 256-byte aligned.
 #include <fmt/format.h>
@@ -25,11 +27,19 @@ namespace wgrt::ops {
 
 std::optional<GgmlBlockShape> ggml_gpu_block(int64_t wtype) {
   switch (wtype) {
-    case 1: return GgmlBlockShape{1, 2};
-    case 6: return GgmlBlockShape{32, 22};
-    case 8: return GgmlBlockShape{32, 34};
-    case 12: return GgmlBlockShape{256, 144};
-    case 14: return GgmlBlockShape{256, 210};
+    case 1: case 30: return GgmlBlockShape{1, 2};      // F16, BF16
+    case 2: case 20: return GgmlBlockShape{32, 18};    // Q4_0, IQ4_NL
+    case 3: return GgmlBlockShape{32, 20};             // Q4_1
+    case 6: return GgmlBlockShape{32, 22};             // Q5_0
+    case 7: return GgmlBlockShape{32, 24};             // Q5_1
+    case 8: return GgmlBlockShape{32, 34};             // Q8_0
+    case 39: return GgmlBlockShape{32, 17};            // MXFP4
+    case 10: return GgmlBlockShape{256, 84};           // Q2_K
+    case 11: return GgmlBlockShape{256, 110};          // Q3_K
+    case 12: return GgmlBlockShape{256, 144};          // Q4_K
+    case 13: return GgmlBlockShape{256, 176};          // Q5_K
+    case 14: return GgmlBlockShape{256, 210};          // Q6_K
+    case 23: return GgmlBlockShape{256, 136};          // IQ4_XS
     default: return std::nullopt;
   }
 }
@@ -59,7 +69,7 @@ uint64_t ggml_max_binding_bytes(uint64_t device_limit) {
 namespace {
 
 struct Params {
-  uint32_t N, K, has_bias, n_base, nwg, out_stride, row_bytes, pad;
+  uint32_t N, K, has_bias, n_base, nwg, out_stride, row_bytes, M;
 };
 
 void build_linear_ggml(OpBuilder& b) {
@@ -70,7 +80,7 @@ void build_linear_ggml(OpBuilder& b) {
   const Dims xd = b.tensor(0).dims;
   const int64_t K = xd.back(), wtype = b.int_arg(2), N = b.int_arg(3);
   const auto blk = ggml_gpu_block(wtype);
-  b.check(blk.has_value(), "weight type id {} has no GPU kernel (F16 1, Q5_0 6, Q8_0 8, Q4_K 12, Q6_K 14)", wtype);
+  b.check(blk.has_value(), "weight type id {} has no GPU kernel", wtype);
   b.check(K > 0 && K % blk->elems == 0, "K = {} (last dim of x '{}') must be a positive multiple of the block size {}", K,
           b.tensor(0).name, blk->elems);
   b.check(N > 0 && N < (int64_t(1) << 31), "N = {} is out of range", N);
@@ -119,8 +129,8 @@ void build_linear_ggml(OpBuilder& b) {
     for (const Part& p : parts) {
       const uint32_t nwg = uint32_t((p.rows + 7) / 8);
       r.set_uniform(p.u, Params{uint32_t(p.rows), uint32_t(K), has_bias, uint32_t(p.n0), nwg, uint32_t(N),
-                                uint32_t(row_bytes), 0});
-      r.set_workgroups(p.d, nwg, uint32_t(std::max<int64_t>(M, 1)));
+                                uint32_t(row_bytes), uint32_t(M)});
+      r.set_workgroups(p.d, nwg, uint32_t(std::max<int64_t>((M + 7) / 8, 1)));
     }
   });
 }

@@ -11,8 +11,9 @@ struct GgmlBlockShape {
   int64_t elems, bytes;  // elements and bytes per block
 };
 
-// The block shape of ggml type id `wtype` if the GPU kernel decodes it (F16 1, Q5_0 6, Q8_0 8, Q4_K 12, Q6_K 14),
-// nullopt otherwise.
+// The block shape of ggml type id `wtype` if the GPU kernels decode it, nullopt otherwise: F16 (1), BF16 (30),
+// Q4_0 (2), Q4_1 (3), Q5_0 (6), Q5_1 (7), Q8_0 (8), Q2_K (10), Q3_K (11), Q4_K (12), Q5_K (13), Q6_K (14),
+// IQ4_NL (20), IQ4_XS (23), MXFP4 (39): every type src/formats decodes except F32.
 std::optional<GgmlBlockShape> ggml_gpu_block(int64_t wtype);
 
 // How a [rows] x row_bytes weight buffer (padded to whole u32 words) is bound: one chunk when it fits
