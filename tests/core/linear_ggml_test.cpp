@@ -2,7 +2,7 @@
 // adapter against the plain C++ reference: the src/formats decoders (bit-exact with llama.cpp, see
 // tests/host/ggml_dequant_test.cpp) and a double-accumulating GEMV. Per type (all 15 the kernels decode):
 // odd N (1, 7, 37, 300), K of 1, 3 and 25 blocks (F16 also K = 1 and 5), M = 1, 3 and 20, bias / no bias, M
-// changing between executes, and weights bound in 256-row chunks (WGRT_MAX_BINDING_BYTES).
+// changing between executes, and weights bound in 256-row chunks (a lowered max_binding_bytes policy).
 // Weights: random block bytes with every f16 field set to a random normal f16 in +-[0.01, 0.1] (BF16: normal
 // values in +-[2^-8, 2^8); MXFP4: E8M0 scales 2^-8 .. 2^1).
 // Tolerance: |gpu - ref| <= 1e-5 * sum_k |x_k W_nk| + 1e-6 (f32 accumulation of K products; the GPU may fuse
@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "formats/ggml_quant.h"
 #include "gpu_fixture.h"
@@ -143,9 +143,11 @@ TEST(LinearGgml, WeightsSplitAcrossBindings) {
   for (const TypeInfo& t : kTypes) {
     const int64_t be = ops::ggml_gpu_block(int64_t(t.type))->elems, K = be == 1 ? 96 : 2 * be, N = 600;
     const uint64_t row_bytes = uint64_t(K / be) * uint64_t(ops::ggml_gpu_block(int64_t(t.type))->bytes);
-    setenv("WGRT_MAX_BINDING_BYTES", std::to_string(300 * row_bytes).c_str(), 1);  // chunks of 256 rows: 3
+    webgpu::Tuning tun = gpu().tuning();
+    tun.max_binding_bytes = 300 * row_bytes;  // chunks of 256 rows: 3
+    std::optional<webgpu::ScopedTuning> scoped(std::in_place, gpu(), tun);
     GgmlLinear r = make(t, N, K, true, 99);
-    unsetenv("WGRT_MAX_BINDING_BYTES");
+    scoped.reset();
     check(r, 2, N, K, 5, ggml_type_name(t.type) + " split");
   }
 }
@@ -190,9 +192,11 @@ TEST(EmbeddingGgml, EveryTypeRowsZerosAndSplit) {
       ValueId out = g.tensor_like(DType::F32, "out");
       g.op("wgrt.embedding_ggml.default", {wv, g.int_value(int64_t(t.type)), g.int_value(V), g.int_value(D), ids, out}, "emb");
       g.output(out);
-      if (split) setenv("WGRT_MAX_BINDING_BYTES", std::to_string(300 * row_bytes).c_str(), 1);
+      webgpu::Tuning tun = gpu().tuning();
+      if (split) tun.max_binding_bytes = 300 * row_bytes;  // chunks of 256 rows: 3
+      std::optional<webgpu::ScopedTuning> scoped(std::in_place, gpu(), tun);
       auto exe = ExecutableGraph::build(std::move(g), gpu());
-      unsetenv("WGRT_MAX_BINDING_BYTES");
+      scoped.reset();
       const std::vector<int32_t> id = {0, 599, 255, 256, -1, 600};
       exe->set_input(ids, {6}, std::span<const int32_t>(id));
       exe->execute();

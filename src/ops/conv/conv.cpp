@@ -22,6 +22,7 @@ struct ConvParams {
   uint32_t N, C, H, W, O, OH, OW, groups, kh, kw, sh, sw, ph, pw, dh, dw, cpg, opg, K, has_bias, tiles_n, tiles_m,
       total, pad;
 };
+WGRT_UNIFORM(ConvParams, N, C, H, W, O, OH, OW, groups, kh, kw, sh, sw, ph, pw, dh, dw, cpg, opg, K, has_bias, tiles_n, tiles_m, total, pad);
 static_assert(sizeof(ConvParams) == 96);
 
 // A 2-D IntList argument: 1 value (repeated) or 2.
@@ -59,12 +60,9 @@ void build_conv(OpBuilder& b) {
   }
   const int64_t kh = wd[2], kw = wd[3];
   const bool gemm = groups == 1;
-  UniformRef u = b.uniform(sizeof(ConvParams));
-  using webgpu::BindingType;
-  const std::vector<BindingType> layout = {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
-                                           BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform};
+  UniformRef u = b.uniform<ConvParams>();
   const Binding xb = Binding::tensor(b.arg(0));
-  DispatchRef d = b.dispatch({gemm ? "ops/conv/conv_gemm.wgsl" : "ops/conv/conv_direct.wgsl", "main", layout, {}, {}},
+  DispatchRef d = b.dispatch({gemm ? "ops/conv/conv_gemm.wgsl" : "ops/conv/conv_direct.wgsl", "main", {}, {}},
                              {xb, Binding::tensor(b.arg(1)), has_bias ? Binding::tensor(b.arg(2)) : xb,
                               Binding::tensor(b.arg(9)), u});
   b.on_resize([=](ResizeContext& r) {

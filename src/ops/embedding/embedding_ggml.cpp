@@ -4,12 +4,13 @@
 //       w holds V rows of D elements as the file's raw blocks (row v at byte v * row_bytes, padded to whole
 //       u32 words; layouts src/formats/ggml_blocks.h); wtype is the ggml type id (ops/linear/linear_ggml.h
 //       lists the decoded ones). Out-of-range ids give a row of zeros.
-// Weights larger than maxStorageBufferBindingSize (WGRT_MAX_BINDING_BYTES lowers it for tests) are bound in
+// Weights larger than the tuning policy's max_binding_bytes (maxStorageBufferBindingSize or lower) are bound in
 // chunks of whole multiples of 256 rows, one dispatch each writing the tokens whose id falls in its rows.
 #include <wgrt/error.h>
 
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
+#include "graph/uniform_layout.h"
 #include "ops/families.h"
 #include "ops/linear/linear_ggml.h"
 #include "webgpu/device.h"
@@ -21,6 +22,7 @@ namespace {
 struct Params {
   uint32_t n, D, V, row0, rows, row_bytes, zeros, pad;
 };
+WGRT_UNIFORM(Params, n, D, V, row0, rows, row_bytes, zeros, pad);
 
 void build_embedding_ggml(OpBuilder& b) {
   b.check_args(6);
@@ -40,15 +42,11 @@ void build_embedding_ggml(OpBuilder& b) {
           row_bytes, dtype_name(w.dtype), dims_str(w.dims));
   std::vector<GgmlRowChunk> chunks;
   try {
-    chunks = ggml_row_chunks(V, row_bytes, ggml_max_binding_bytes(b.device().limits().maxStorageBufferBindingSize));
+    chunks = ggml_row_chunks(V, row_bytes, b.device().tuning().max_binding_bytes);
   } catch (const LimitError& e) {
     b.check(false, "{}", e.what());
   }
-  using webgpu::BindingType;
-  const webgpu::KernelSpec spec{"ops/embedding/embedding_ggml.wgsl", "main",
-                                {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage, BindingType::Storage,
-                                 BindingType::Uniform},
-                                {{"WTYPE", double(wtype)}}, {}};
+  const webgpu::KernelSpec spec{"ops/embedding/embedding_ggml.wgsl", "main", {{"WTYPE", double(wtype)}}, {}};
   struct Part {
     int64_t row0, rows;
     UniformRef u;
@@ -57,7 +55,7 @@ void build_embedding_ggml(OpBuilder& b) {
   std::vector<Part> parts;
   for (const GgmlRowChunk& c : chunks) {
     const Binding wb = chunks.size() == 1 ? Binding::tensor(b.arg(0)) : Binding::tensor_range(b.arg(0), c.offset, c.size);
-    const UniformRef u = b.uniform(sizeof(Params));
+    const UniformRef u = b.uniform<Params>();
     parts.push_back({c.row0, c.rows, u, b.dispatch(spec, {wb, Binding::tensor(b.arg(ii)), Binding::tensor(b.arg(oi)), u})});
   }
   b.on_resize([=](ResizeContext& r) {
@@ -69,7 +67,7 @@ void build_embedding_ggml(OpBuilder& b) {
     for (const Part& p : parts) {
       r.set_uniform(p.u, Params{uint32_t(n), uint32_t(D), uint32_t(V), uint32_t(p.row0), uint32_t(p.rows),
                                 uint32_t(row_bytes), p.row0 == 0, 0});
-      r.set_workgroups(p.d, div_up(n, 256));
+      r.set_invocations(p.d, n);
     }
   });
 }

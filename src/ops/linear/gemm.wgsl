@@ -11,6 +11,9 @@
 // B_MODE 1: B(k,n) = W[n][k] of a q4gsw weight (ops/linear/q4gsw.h): b = qweight words, row stride b_sn
 //   words, scales row stride s_sn, group size `group`; requires K % 32 == 0 (so one scale per 32-k slice).
 
+const TILE_M = 64u;  // outputs per workgroup (read by the host for the grid, gemm.h)
+const TILE_N = 64u;
+
 override B_MODE : u32 = 0u;
 override B_KFAST : bool = true;
 
@@ -29,8 +32,8 @@ var<workgroup> Bs : array<vec4<f32>, 512>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index) lid : u32) {
-  let n0 = wid.x * 64u;
-  let m0 = wid.y * 64u;
+  let n0 = wid.x * TILE_N;
+  let m0 = wid.y * TILE_M;
   let z = wid.z;
   let tx = lid % 16u;
   let ty = lid / 16u;

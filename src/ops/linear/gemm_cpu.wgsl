@@ -22,6 +22,8 @@ enable subgroups;
 override B_MODE : u32 = 0u;
 override RQ : u32 = 4u;   // row quads per workgroup (1..4): 4*RQ rows
 override WG : u32 = 64u;  // invocations per workgroup = columns per workgroup
+override TILE_M : u32 = 4u * RQ;  // outputs per workgroup (read by the host for the grid, gemm.h)
+override TILE_N : u32 = WG;
 
 #include "ops/linear/gemm_params.wgsl"
 

@@ -8,17 +8,17 @@
 //       K must be a multiple of the type's block size (build errors otherwise).
 // One route: gemv_ggml.wgsl for every M (one grid layer per 8 rows of x; prefill re-reads the weights M/8
 // times: a tiled block-format GEMM is the next step).
-// Weights larger than maxStorageBufferBindingSize (WGRT_MAX_BINDING_BYTES lowers it for tests) are bound in
+// Weights larger than the tuning policy's max_binding_bytes (maxStorageBufferBindingSize or lower) are bound in
 // chunks of whole multiples of 256 rows, one dispatch each, so every chunk starts 256-byte aligned.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 #include <wgrt/error.h>
 
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
+#include "graph/uniform_layout.h"
 #include "ops/families.h"
 #include "ops/linear/linear_ggml.h"
 #include "webgpu/device.h"
@@ -60,17 +60,12 @@ std::vector<GgmlRowChunk> ggml_row_chunks(int64_t rows, uint64_t row_bytes, uint
   return c;
 }
 
-uint64_t ggml_max_binding_bytes(uint64_t device_limit) {
-  if (const char* e = std::getenv("WGRT_MAX_BINDING_BYTES"); e && std::strtoull(e, nullptr, 10) > 0)
-    return std::min<uint64_t>(device_limit, std::strtoull(e, nullptr, 10));
-  return device_limit;
-}
-
 namespace {
 
 struct Params {
   uint32_t N, K, has_bias, n_base, nwg, out_stride, row_bytes, M;
 };
+WGRT_UNIFORM(Params, N, K, has_bias, n_base, nwg, out_stride, row_bytes, M);
 
 void build_linear_ggml(OpBuilder& b) {
   b.check_args(6);
@@ -96,16 +91,12 @@ void build_linear_ggml(OpBuilder& b) {
   }
   std::vector<GgmlRowChunk> chunks;
   try {
-    chunks = ggml_row_chunks(N, row_bytes, ggml_max_binding_bytes(b.device().limits().maxStorageBufferBindingSize));
+    chunks = ggml_row_chunks(N, row_bytes, b.device().tuning().max_binding_bytes);
   } catch (const LimitError& e) {
     b.check(false, "{}", e.what());
   }
 
-  using webgpu::BindingType;
-  const webgpu::KernelSpec spec{"ops/linear/gemv_ggml.wgsl", "main",
-                                {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
-                                 BindingType::Storage, BindingType::Uniform},
-                                {{"WTYPE", double(wtype)}}, {}};
+  const webgpu::KernelSpec spec{"ops/linear/gemv_ggml.wgsl", "main", {{"WTYPE", double(wtype)}}, {}};
   const Binding x = Binding::tensor(b.arg(0)), out = Binding::tensor(b.arg(5));
   const Binding bias = has_bias ? Binding::tensor(b.arg(4)) : x;  // unused binding when there is no bias
   struct Part {
@@ -116,7 +107,7 @@ void build_linear_ggml(OpBuilder& b) {
   std::vector<Part> parts;
   for (const GgmlRowChunk& c : chunks) {
     const Binding wb = chunks.size() == 1 ? Binding::tensor(b.arg(1)) : Binding::tensor_range(b.arg(1), c.offset, c.size);
-    const UniformRef u = b.uniform(sizeof(Params));
+    const UniformRef u = b.uniform<Params>();
     parts.push_back({c.row0, c.rows, u, b.dispatch(spec, {x, wb, bias, out, u})});
   }
   b.on_resize([=](ResizeContext& r) {

@@ -25,7 +25,5 @@ struct GgmlRowChunk {
   uint64_t offset = 0, size = 0;
 };
 std::vector<GgmlRowChunk> ggml_row_chunks(int64_t rows, uint64_t row_bytes, uint64_t max_binding_bytes);
-// maxStorageBufferBindingSize, lowered by WGRT_MAX_BINDING_BYTES (tests) when that is a smaller positive number.
-uint64_t ggml_max_binding_bytes(uint64_t device_limit);
 
 }  // namespace wgrt::ops
