@@ -46,14 +46,15 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   let bb = ggml_block_bytes();
   var acc : array<f32, 8>;
   for (var k0 = t * 8u; k0 < p.K; k0 += 256u) {
-    for (var e = 0u; e < 8u; e++) {
-      let k = k0 + e;
-      if (k < p.K) {
-        let wv = ggml_value(row + (k / be) * bb, k % be);
-        for (var mm = 0u; mm < mn; mm++) {
-          acc[mm] += x[(m0 + mm) * p.K + k] * wv;
-        }
+    let wv = ggml_run8(row + (k0 / be) * bb, k0 % be);
+    let ne = min(8u, p.K - k0);
+    for (var mm = 0u; mm < mn; mm++) {
+      let xo = (m0 + mm) * p.K + k0;
+      var s = 0.0;
+      for (var e = 0u; e < ne; e++) {
+        s += x[xo + e] * wv[e];
       }
+      acc[mm] += s;
     }
   }
   for (var mm = 0u; mm < 8u; mm++) {

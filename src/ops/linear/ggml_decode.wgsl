@@ -153,3 +153,62 @@ fn ggml_value(base : u32, j : u32) -> f32 {
     }
   }
 }
+
+// Elements j0 .. j0+7 of a block (j0 a multiple of 8, so the run stays inside one sub-block), with the block's
+// scales decoded once: the GEMV's unit of work. F16/BF16 (one element per "block"): the 8 elements starting at
+// `base`. Same values as ggml_value.
+fn ggml_run8(base : u32, j0 : u32) -> array<f32, 8> {
+  var v : array<f32, 8>;
+  switch WTYPE {
+    case 1u: {
+      for (var e = 0u; e < 8u; e++) { v[e] = wf16(base + 2u * e); }
+    }
+    case 30u: {
+      for (var e = 0u; e < 8u; e++) { v[e] = bitcast<f32>(wu16(base + 2u * e) << 16u); }
+    }
+    case 8u: {  // Q8_0
+      let d = wf16(base);
+      for (var e = 0u; e < 8u; e++) { v[e] = wi8(base + 2u + j0 + e) * d; }
+    }
+    case 6u: {  // Q5_0
+      let d = wf16(base);
+      let qh = wu16(base + 2u) | (wu16(base + 4u) << 16u);
+      let sh = (j0 >> 4u) * 4u;
+      for (var e = 0u; e < 8u; e++) {
+        let j = j0 + e;
+        let q = ((wbyte(base + 6u + (j & 15u)) >> sh) & 15u) | (((qh >> j) & 1u) << 4u);
+        v[e] = (f32(q) - 16.0) * d;
+      }
+    }
+    case 12u: {  // Q4_K: rows of 144-byte blocks start 16-byte aligned, so the 8 codes are two whole words
+      let p = j0 / 64u;
+      let hi = (j0 / 32u) & 1u;
+      let sb = 2u * p + hi;
+      let mul = wf16(base) * k4_field(base, sb, false);
+      let sub = wf16(base + 2u) * k4_field(base, sb, true);
+      let o = (base + 16u + 32u * p + (j0 & 31u)) >> 2u;
+      let wd = array<u32, 2>(w[o], w[o + 1u]);
+      for (var e = 0u; e < 8u; e++) {
+        let q = (wd[e / 4u] >> (8u * (e & 3u) + 4u * hi)) & 15u;
+        v[e] = mul * f32(q) - sub;
+      }
+    }
+    case 14u: {  // Q6_K
+      let h = j0 / 128u;
+      let r = (j0 / 32u) & 3u;
+      let l0 = j0 & 31u;
+      let ds = wf16(base + 208u) * wi8(base + 192u + 8u * h + 2u * r + l0 / 16u);
+      let ql = base + 64u * h + l0 + 32u * (r & 1u);
+      let qh = base + 128u + 32u * h + l0;
+      for (var e = 0u; e < 8u; e++) {
+        let lo = (wbyte(ql + e) >> (4u * (r >> 1u))) & 15u;
+        let hb = (wbyte(qh + e) >> (2u * r)) & 3u;
+        v[e] = ds * (f32(lo | (hb << 4u)) - 32.0);
+      }
+    }
+    default: {
+      for (var e = 0u; e < 8u; e++) { v[e] = ggml_value(base, j0 + e); }
+    }
+  }
+  return v;
+}
