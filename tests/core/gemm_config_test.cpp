@@ -169,6 +169,12 @@ TEST(GemmConfig, ParseRuleAndGrid) {
   const ops::GemmConfig c = ops::gemm_config(webgpu::GemmTuning{webgpu::GemmTuning::Kind::Cpu, 4, 64});
   EXPECT_EQ(ops::gemm_grid(c, p, 65535), (Grid{9, 2, 3}));
   EXPECT_THROW(ops::gemm_grid(c, p, 8), InvalidArgument);
+  // A batch past the z limit folds into the m-tile axis (3 m tiles, 2 batches side by side, 8 layers).
+  p.batch = 16;
+  EXPECT_EQ(ops::gemm_grid(ops::gemm_config(webgpu::GemmTuning{}), p, 8), (Grid{2, 6, 8}));
+  p.batch = 17;
+  EXPECT_THROW(ops::gemm_grid(ops::gemm_config(webgpu::GemmTuning{}), p, 8), InvalidArgument);
+  p.batch = 3;
   p.M = 0;
   EXPECT_EQ(ops::gemm_grid(c, p, 65535).total(), 0u);
 }

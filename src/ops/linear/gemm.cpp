@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
+
 
 #include "webgpu/device.h"
 #include "wgrt/error.h"
@@ -30,13 +33,22 @@ webgpu::KernelSpec gemm_kernel(const GemmConfig& cfg, bool q4, bool b_k_fast) {
   return {"ops/linear/gemm.wgsl", "main", {{"B_MODE", q4 ? 1.0 : 0.0}, {"B_KFAST", b_k_fast ? 1.0 : 0.0}}, {}};
 }
 
+webgpu::KernelSpec gemm_variant(const GemmConfig& cfg, const char* tiled, const char* cpu) {
+  if (cfg.kind == GemmConfig::Kind::Cpu) return {cpu, "main", {{"RQ", double(cfg.rq)}, {"WG", double(cfg.wg)}}, {}};
+  return {tiled, "main", {}, {}};
+}
+
 Grid gemm_grid(const GemmConfig& cfg, const GemmParams& p, uint32_t max_per_dim) {
   if (p.M == 0 || p.N == 0 || p.batch == 0) return {0, 1, 1};
   const uint64_t tm = div_up(p.M, cfg.tile_m), tn = div_up(p.N, cfg.tile_n);
+  // Batches past the z limit fold into the m-tile axis: `fold` batches side by side (the kernels undo it).
+  const uint64_t fold = p.batch <= max_per_dim ? 1 : std::max<uint64_t>(1, max_per_dim / tm);
+  const uint64_t zs = div_up(p.batch, fold);
+  const uint64_t m_axis = tm * fold;
   Grid g;
-  if (cfg.kind == GemmConfig::Kind::Cpu) g = {uint32_t(tm), uint32_t(tn), p.batch};
-  else g = {uint32_t(tn), uint32_t(tm), p.batch};
-  if (g.x > max_per_dim || g.y > max_per_dim || g.z > max_per_dim)
+  if (cfg.kind == GemmConfig::Kind::Cpu) g = {uint32_t(std::min<uint64_t>(m_axis, UINT32_MAX)), uint32_t(tn), uint32_t(zs)};
+  else g = {uint32_t(tn), uint32_t(std::min<uint64_t>(m_axis, UINT32_MAX)), uint32_t(zs)};
+  if (m_axis > max_per_dim || tn > max_per_dim || zs > max_per_dim)
     throw InvalidArgument(fmt::format("GEMM of M {} N {} batch {} needs a grid {}x{}x{} beyond the limit {} per dimension",
                                       p.M, p.N, p.batch, g.x, g.y, g.z, max_per_dim));
   return g;

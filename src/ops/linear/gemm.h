@@ -80,6 +80,10 @@ GemmConfig gemm_config(const webgpu::Device& dev);
 // kernel stages B accordingly (the Cpu kernel ignores it).
 webgpu::KernelSpec gemm_kernel(const GemmConfig& cfg, bool q4, bool b_k_fast = true);
 
+// A B-loader variant of the GEMM kernels (e.g. ops/conv's implicit im2col): `tiled` / `cpu` are WGSL files that
+// include ops/linear/gemm_tiled_body.wgsl / gemm_cpu_body.wgsl and define the B loader; cfg picks one.
+webgpu::KernelSpec gemm_variant(const GemmConfig& cfg, const char* tiled, const char* cpu);
+
 // Grid for p under cfg; throws InvalidArgument if a dimension exceeds max_per_dim.
 Grid gemm_grid(const GemmConfig& cfg, const GemmParams& p, uint32_t max_per_dim);
 
