@@ -22,4 +22,5 @@ void add_ops(CLI::App& app);
 void add_graph(CLI::App& app);
 void add_synth(CLI::App& app);
 void add_template(CLI::App& app);
+void add_tokenize(CLI::App& app);
 }  // namespace wgrt::cli
