@@ -63,6 +63,9 @@ class LlmImpl final : public Llm {
     context_ = lg.context;
     max_prefill_ = lg.max_prefill;
     weight_bytes_ = lg.weight_bytes;
+    file_weight_bytes_ = lg.file_weight_bytes;
+    widened_file_bytes_ = lg.widened_file_bytes;
+    widened_gpu_bytes_ = lg.widened_gpu_bytes;
     exe_ = ExecutableGraph::build(std::move(lg.graph), *dev_);
     if (o.profile) exe_->enable_profiling(true);
     dev_->wait_idle();
@@ -146,9 +149,16 @@ class LlmImpl final : public Llm {
 
   std::string description() const override {
     const LlamaConfig& c = weights_.config();
-    return fmt::format("{} dim {} layers {} heads {}/{} (head dim {}) ffn {} vocab {} | context {} | weights {:.1f} MiB | {}",
+    const double mib = 1048576.0;
+    // Interim f32 widening (until block-format kernels): say what it costs.
+    std::string widened = widened_file_bytes_ == 0 ? std::string() :
+        fmt::format(" ({:.1f} MiB of file tensors widened to {:.1f} MiB f32)", double(widened_file_bytes_) / mib,
+                    double(widened_gpu_bytes_) / mib);
+    return fmt::format("{} dim {} layers {} heads {}/{} (head dim {}) ffn {} vocab {} | context {} | weights {:.1f} MiB "
+                       "on the GPU, {:.1f} MiB in the file{} | {}",
                        c.arch, c.dim, c.n_layers, c.n_heads, c.n_kv_heads, c.head_dim, c.hidden_dim, c.vocab_size,
-                       context_, double(weight_bytes_) / 1048576.0, dev_->adapter_info().summary());
+                       context_, double(weight_bytes_) / mib, double(file_weight_bytes_) / mib, widened,
+                       dev_->adapter_info().summary());
   }
   std::string profile_report() const override { return exe_->profiler() ? exe_->profiler()->table() : ""; }
   std::string graph_dump() const override { return exe_->dump(); }
@@ -164,7 +174,7 @@ class LlmImpl final : public Llm {
   std::unique_ptr<ExecutableGraph> exe_;
   ValueId tokens_ = -1, pos_ = -1, logits_ = -1, next_ = -1;
   int context_ = 0, max_prefill_ = 0;
-  uint64_t weight_bytes_ = 0;
+  uint64_t weight_bytes_ = 0, file_weight_bytes_ = 0, widened_file_bytes_ = 0, widened_gpu_bytes_ = 0;
   double load_seconds_ = 0;
 };
 
