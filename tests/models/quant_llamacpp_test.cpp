@@ -139,7 +139,7 @@ TEST_P(QuantLlamaCpp, LoadsAndMatchesLlamaCpp) {
   // GPU weight bytes vs the file's tensor bytes: at most 1.05x when every matrix type has a block-format
   // kernel (Q4_0 goes to q4gsw, whose f32 scales make it 1.11x).
   {
-    models::LlamaGraph lg = models::build_llama_graph(load_gguf_llama(qpath), {});
+    models::LlamaGraph lg = models::build_llama_graph(load_gguf_llama(qpath), {.context = 128, .max_prefill = 128});
     const double ratio = double(lg.weight_bytes) / double(lg.file_weight_bytes);
     std::printf("[ %s ] GPU weight bytes %.3fx the file's (%llu widened to f32)\n", type.c_str(), ratio,
                 (unsigned long long)lg.widened_file_bytes);
