@@ -1,4 +1,5 @@
 #include "text/pretokenizer.h"
+#include "util/printable.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -64,7 +65,7 @@ PreTokenizer PreTokenizer::from_name(std::string_view pre) {
   if (in(pre, {"default", ""})) {
     return PreTokenizer({R"([\p{P}\$\+<=>\^~\|]+)", kGpt2NoTrail, R"(\p{N}+)", "[0-9][0-9][0-9]"});
   }
-  throw Unsupported(fmt::format("pre-tokenizer: tokenizer.ggml.pre '{}' is not supported", pre));
+  throw Unsupported(fmt::format("pre-tokenizer: tokenizer.ggml.pre '{}' is not supported", printable(pre)));
 }
 
 bool PreTokenizer::ignores_merges(std::string_view pre) { return in(pre, {"llama3", "llama-v3", "llama-bpe"}); }

@@ -6,6 +6,7 @@
 
 #include "text/bpe_tokenizer.h"
 #include "text/spm_tokenizer.h"
+#include "util/printable.h"
 
 namespace wgrt::text {
 
@@ -29,7 +30,7 @@ std::unique_ptr<Tokenizer> make_tokenizer(TokenizerSpec spec) {
   if (spec.model == "llama") return std::make_unique<SpmTokenizer>(std::move(spec));
   if (spec.model == "gpt2") return std::make_unique<BpeTokenizer>(std::move(spec));
   throw Unsupported(fmt::format("tokenizer: tokenizer.ggml.model '{}' is not supported (need 'llama' or 'gpt2')",
-                                spec.model));
+                                printable(spec.model)));
 }
 
 }  // namespace wgrt::text
