@@ -7,9 +7,20 @@
 // Model files: GGUF v2/v3 (architectures llama, qwen2, qwen3; tensor types F32, F16, BF16, Q8_0, Q4_0 — Q4_0
 // stays 4-bit on the GPU) and llama2.c checkpoints (`.bin`, with the llama2.c tokenizer file).
 // Errors: FormatError (bad or truncated file, a *.gguf file without the GGUF magic, tokenizer that does not
-// fit the model), Unsupported (tensor type, architecture), InvalidArgument (bad options, empty prompt without
-// BOS), LimitError (prompt longer than the context, model larger than the device's limits), GpuError (no
-// adapter, device lost).
+// fit the model, a model file that is not a regular file or that changed while it was loading, tensors the
+// metadata does not account for), Unsupported (tensor type, architecture), InvalidArgument (bad options, empty
+// prompt without BOS), LimitError (prompt longer than the context; a weight, KV cache or RoPE table larger
+// than the adapter's largest storage buffer, or converted weights larger than the host's available memory:
+// checked from shapes before anything is allocated), NumericError (NaN or infinite logits: the message names
+// the generated token and position), GpuError (no adapter, device lost, GPU wait timed out).
+// docs/RELIABILITY.md lists these promises and the tests behind them.
+//
+// Threads: an Llm may be shared between threads. generate(), forward() and the profile/graph queries lock
+// one mutex per Llm, so concurrent calls run one after the other (each generate() is a whole sequence; a
+// second thread waits until the first returns). tokenize(), detokenize(), context(), vocab_size(),
+// load_seconds() and description() only read immutable state and run concurrently. on_text and on_prefill
+// run on the calling thread with the lock held: they must not call back into the same Llm (deadlock).
+// Distinct Llm objects are independent (each has its own WebGPU device) and may run in parallel.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -28,6 +39,7 @@ struct LlmOptions {
   int max_prefill = 0;          // tokens per prefill execute (0: min(context, 512)); longer prompts are chunked
   bool force_f32 = false;       // dequantize 4-bit weights to f32
   bool profile = false;         // GPU timestamp profiling (needs timestamp-query)
+  bool check_weights = false;   // scan every weight for NaN/Inf before building (FormatError naming the tensor)
 };
 
 struct GenerateOptions {
@@ -60,6 +72,10 @@ class Llm {
 
   // Generates from `prompt` (an empty prompt starts from BOS alone), calling on_text with each complete
   // UTF-8 piece as it is produced. Starts a fresh sequence (position 0) every call.
+  // Context rule: a prompt of n tokens (BOS included) needs n <= context(); it can be followed by at most
+  // context() - n + 1 new tokens (the last new token is never fed back, so it needs no KV-cache slot): a
+  // prompt of exactly context() tokens yields one token, then stop_reason "context". n > context() is a
+  // LimitError.
   virtual GenerateStats generate(std::string_view prompt, const GenerateOptions& g,
                                  const std::function<void(std::string_view)>& on_text) = 0;
 

@@ -3,6 +3,8 @@
 //   dim = None: over all elements (row-major flat index), out [] (keepdim: all dims 1).
 //   Ties give the lowest index; NaN entries are ignored (PyTorch would return a NaN's index; ignoring NaN
 //   keeps greedy decoding meaningful); a row of only NaN gives 0. Other dims: build error.
+// wgrt.argmax_checked.default(x, dim, keepdim, out): the same, except that a row holding any NaN or +-inf
+//   gives -1 (greedy decoding reports non-finite logits instead of emitting token 0).
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
 #include "ops/families.h"
@@ -17,7 +19,7 @@ struct RowParams {
   uint32_t rows, D, pad0, pad1;
 };
 
-void build_argmax(OpBuilder& b) {
+void build_argmax(OpBuilder& b, bool checked) {
   b.check_args(4);
   b.check_dtype(0, DType::F32);
   b.check_dtype(3, DType::I32);
@@ -42,9 +44,10 @@ void build_argmax(OpBuilder& b) {
   const std::vector<BindingType> layout = {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform,
                                            BindingType::Storage};
   const std::vector<Binding> binds = {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(3)), u, part};
-  DispatchRef d = b.dispatch({"ops/reduce/argmax.wgsl", "main", layout, {}, {}}, binds, 0);
-  DispatchRef dp = b.dispatch({"ops/reduce/argmax.wgsl", "partial", layout, {}, {}}, binds, 1);
-  DispatchRef dc = b.dispatch({"ops/reduce/argmax.wgsl", "combine", layout, {}, {}}, binds, 1);
+  const std::vector<std::pair<std::string, double>> k = {{"CHECKED", checked ? 1.0 : 0.0}};
+  DispatchRef d = b.dispatch({"ops/reduce/argmax.wgsl", "main", layout, k, {}}, binds, 0);
+  DispatchRef dp = b.dispatch({"ops/reduce/argmax.wgsl", "partial", layout, k, {}}, binds, 1);
+  DispatchRef dc = b.dispatch({"ops/reduce/argmax.wgsl", "combine", layout, k, {}}, binds, 1);
   b.on_resize([=](ResizeContext& r) {
     const Dims xd = r.tensor(0).dims;
     Dims od;
@@ -74,8 +77,10 @@ void build_argmax(OpBuilder& b) {
 }  // namespace
 
 void register_argmax_ops(OpRegistry& r) {
-  r.add({"aten.argmax.default", build_argmax,
-         {"ops/reduce/argmax.wgsl:main", "ops/reduce/argmax.wgsl:partial", "ops/reduce/argmax.wgsl:combine"}, true});
+  const std::vector<std::string> kernels = {"ops/reduce/argmax.wgsl:main", "ops/reduce/argmax.wgsl:partial",
+                                            "ops/reduce/argmax.wgsl:combine"};
+  r.add({"aten.argmax.default", [](OpBuilder& b) { build_argmax(b, false); }, kernels, true});
+  r.add({"wgrt.argmax_checked.default", [](OpBuilder& b) { build_argmax(b, true); }, kernels, true});
 }
 
 }  // namespace wgrt::ops
