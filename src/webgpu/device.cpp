@@ -38,8 +38,9 @@ struct DeviceCallbacks {
 
 std::unique_ptr<Device> Device::create(const DeviceOptions& opts) {
   std::unique_ptr<Device> d(new Device());
-  d->instance_ = std::make_shared<Instance>();
-  d->adapter_ = d->instance_->choose(opts.adapter);
+  d->listing_ = std::make_shared<Instance>();
+  d->adapter_ = d->listing_->choose(opts.adapter);
+  d->instance_ = d->adapter_.owner ? d->adapter_.owner : d->listing_;
   WGPUAdapter adapter = d->adapter_.handle->get();
 
   WGPULimits lim{};
