@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # wgrt set-up for a fresh Debian 12 (bookworm) machine, run as root.
 # Idempotent: every step checks first and says what it installs or skips.
-# Installs: build tools and Debian -dev libraries, the Vulkan loader, Mesa lavapipe >= 25 from
-# bookworm-backports, and Dawn (libwebgpu_wrapper.so from npm bun-webgpu-linux-x64@0.1.7,
-# sha256-checked) into third_party/dawn/ (not committed).
+# Installs: build tools and Debian -dev libraries (clang + libclang-rt-14-dev for the libFuzzer targets;
+# chromium-common for its SwiftShader Vulkan driver, the second CPU adapter the adapter-listing test needs),
+# the Vulkan loader, Mesa lavapipe >= 25 from bookworm-backports, and Dawn (libwebgpu_wrapper.so from npm
+# bun-webgpu-linux-x64@0.1.7, sha256-checked) into third_party/dawn/ (not committed).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 say() { printf '[setup] %s\n' "$*"; }
@@ -21,7 +22,8 @@ fi
 # 2. Debian packages.
 pkgs=(build-essential cmake ninja-build pkg-config git ca-certificates curl nodejs npm
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-      libpcre2-dev libvulkan1 vulkan-tools python3)
+      libpcre2-dev libvulkan1 vulkan-tools python3
+      clang libclang-rt-14-dev chromium-common)
 missing=()
 for p in "${pkgs[@]}"; do
   # Node.js may come from elsewhere (e.g. nodesource): any working npm will do.
