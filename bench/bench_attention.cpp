@@ -2,14 +2,14 @@
 // context 128, 1024 and 4096 (input_pos = context - 1 on one graph). Time = GPU time of the op's dispatches
 // (cache writes + attention) from timestamp queries (ExecutableGraph::enable_profiling, Profiler), not wall
 // time. Counter GB/s = K and V cache bytes the step must read (2 * context * Hkv * D * 4) / GPU time.
-// Routes: "auto" = the op's rule (split-KV when context >= sdpa_split_min_context()), "general" = split off.
+// Routes: "auto" = the op's rule (split-KV when context >= the tuning policy's sdpa_split_min_context), "general" = split off.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
 #include <limits>
 
 #include "graph/executable.h"
-#include "ops/attention/sdpa.h"
+#include "webgpu/device.h"
 #include "webgpu/device.h"
 
 using namespace wgrt;
@@ -55,8 +55,13 @@ void BM_SdpaDecode(benchmark::State& state) {
   static DecodeGraph g;
   const int64_t ctx = state.range(0);
   const bool general = state.range(1) != 0;
-  const int64_t saved = ops::sdpa_split_min_context();
-  if (general) ops::set_sdpa_split_min_context(std::numeric_limits<int64_t>::max());
+  const webgpu::Tuning saved_tuning = dev().tuning();
+  const int64_t saved = saved_tuning.sdpa_split_min_context;
+  if (general) {
+    webgpu::Tuning t = saved_tuning;
+    t.sdpa_split_min_context = std::numeric_limits<int64_t>::max();
+    dev().set_tuning(t);
+  }
   std::vector<int32_t> p = {int32_t(ctx - 1)};
   g.exe->set_input(g.pos, {1}, std::span<const int32_t>(p));
   g.exe->enable_profiling(true);
@@ -72,7 +77,7 @@ void BM_SdpaDecode(benchmark::State& state) {
     state.SetIterationTime(ns * 1e-9);
   }
   g.exe->enable_profiling(false);
-  ops::set_sdpa_split_min_context(saved);
+  dev().set_tuning(saved_tuning);
   const double kv_bytes = 2.0 * double(ctx) * kHkv * kD * 4;
   const double mean_ns = total_ns / double(state.iterations());
   state.counters["GB/s"] = kv_bytes / mean_ns;

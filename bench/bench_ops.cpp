@@ -30,21 +30,23 @@ webgpu::Device& dev() {
   return *d;
 }
 
+struct StreamParams {
+  uint32_t n, pad0, pad1, pad2;
+};
+WGRT_UNIFORM(StreamParams, n, pad0, pad1, pad2);
+
 // bench.copy_vec4(src f32 [n], dst f32 [n]) and bench.read_vec4(src f32 [n], dst f32 [>= 4]):
 // ops/copy/copy_vec4.wgsl entry points `main` and `read_all`, n % 4 == 0.
 void add_stream_op(OpRegistry& r, const std::string& name, const std::string& entry) {
   r.add({name,
          [entry](OpBuilder& b) {
-           using webgpu::BindingType;
-           UniformRef u = b.uniform(16);
-           DispatchRef d = b.dispatch({"ops/copy/copy_vec4.wgsl", entry,
-                                       {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform}, {}, {}},
+           UniformRef u = b.uniform<StreamParams>();
+           DispatchRef d = b.dispatch({"ops/copy/copy_vec4.wgsl", entry, {}, {}},
                                       {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(1)), u});
            b.on_resize([=](ResizeContext& r) {
              uint32_t n = uint32_t(numel(r.tensor(0).dims) / 4);
-             uint32_t p[4] = {n, 0, 0, 0};
-             r.set_uniform(u, p);
-             r.set_workgroups(d, div_up(n, 256));
+             r.set_uniform(u, StreamParams{n, 0, 0, 0});
+             r.set_invocations(d, n);
            });
          },
          {"ops/copy/copy_vec4.wgsl:" + entry}, true});

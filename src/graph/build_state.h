@@ -36,7 +36,8 @@ struct NodeState {
 
 struct UniformBlock {
   uint64_t offset = 0;  // in the uniform arena
-  size_t bytes = 0;
+  size_t bytes = 0;     // the host struct's size rounded up to 16
+  const UniformLayout* layout = nullptr;  // the host struct (OpBuilder::uniform<T>)
 };
 
 struct ScratchRequest {

@@ -1,6 +1,7 @@
 #include "graph/op_builder.h"
 
 #include "graph/build_state.h"
+#include "webgpu/device.h"
 
 namespace wgrt {
 
@@ -88,9 +89,9 @@ void OpBuilder::check_rank(size_t i, size_t lo, size_t hi) const {
         x.name, i, lo, hi, x.dims.size(), dims_str(x.dims));
 }
 
-UniformRef OpBuilder::uniform(size_t bytes) {
-  check(bytes > 0 && bytes <= 256, "uniform block of {} bytes (1..256 allowed)", bytes);
-  s_.uniforms.push_back({0, (bytes + 15) / 16 * 16});
+UniformRef OpBuilder::uniform_of(const UniformLayout& layout) {
+  check(layout.size > 0 && layout.size <= 256, "uniform block {} of {} bytes (1..256 allowed)", layout.type, layout.size);
+  s_.uniforms.push_back({0, (layout.size + 15) / 16 * 16, &layout});
   return {int(s_.uniforms.size() - 1)};
 }
 
@@ -101,9 +102,29 @@ ScratchRef OpBuilder::scratch(uint64_t bytes, std::string what) {
   return {int(s_.scratch.size() - 1)};
 }
 
+namespace {
+
+// A uniform block's host struct against the WGSL struct of the binding: size, member count, offsets and sizes.
+std::string uniform_mismatch(const UniformLayout& host, const webgpu::WgslStruct& w) {
+  const size_t n = std::min(host.fields.size(), w.members.size());
+  for (size_t i = 0; i < n; ++i) {
+    const UniformField& h = host.fields[i];
+    const webgpu::WgslMember& m = w.members[i];
+    if (h.offset != m.offset || h.size != m.size)
+      return fmt::format("member {}: WGSL {}.{} ({}) is at offset {} ({} bytes), host {}.{} at offset {} ({} bytes)", i,
+                         w.name, m.name, m.type, m.offset, m.size, host.type, h.name, h.offset, h.size);
+  }
+  if (host.fields.size() != w.members.size())
+    return fmt::format("WGSL struct {} has {} members, host struct {} has {} fields", w.name, w.members.size(), host.type,
+                       host.fields.size());
+  if (host.size != w.size)
+    return fmt::format("WGSL struct {} is {} bytes, host struct {} is {} bytes", w.name, w.size, host.type, host.size);
+  return {};
+}
+
+}  // namespace
+
 DispatchRef OpBuilder::dispatch(webgpu::KernelSpec spec, std::vector<Binding> bindings, int route) {
-  check(bindings.size() == spec.bindings.size(), "kernel {} declares {} bindings but {} were given", spec.shader,
-        spec.bindings.size(), bindings.size());
   for (const Binding& b : bindings)
     if (b.kind == Binding::Kind::Tensor) {
       bool found = false;
@@ -127,7 +148,34 @@ DispatchRef OpBuilder::dispatch(webgpu::KernelSpec spec, std::vector<Binding> bi
   } catch (const Error& e) {
     throw GpuError(where() + e.what());
   }
-  d.kernel = d.pipeline->label;
+  // The WGSL declares the interface; the op's bindings must agree with it.
+  const std::string& kernel = d.pipeline->label;
+  const std::vector<webgpu::WgslBinding>& decl = d.pipeline->iface.bindings;
+  check(bindings.size() == decl.size(), "kernel {} declares {} bindings in its WGSL but the op binds {}", kernel,
+        decl.size(), bindings.size());
+  for (size_t i = 0; i < decl.size(); ++i) {
+    const webgpu::WgslBinding& w = decl[i];
+    const Binding& x = bindings[i];
+    std::string what = x.kind == Binding::Kind::Tensor    ? fmt::format("tensor '{}'", s_.graph.tensor_at(x.index).name)
+                       : x.kind == Binding::Kind::Scratch ? fmt::format("scratch '{}'", s_.scratch.at(size_t(x.index)).what)
+                                                          : fmt::format("uniform block {}", s_.uniforms.at(size_t(x.index)).layout->type);
+    const bool wgsl_uniform = w.type == webgpu::BindingType::Uniform;
+    check(wgsl_uniform == (x.kind == Binding::Kind::Uniform),
+          "kernel {} binding {} '{}': the WGSL declares var<{}> {} but the op binds {}", kernel, i, w.name,
+          webgpu::binding_type_name(w.type), w.type_name, what);
+    if (x.kind == Binding::Kind::Tensor && w.type == webgpu::BindingType::Storage) {
+      const TensorRole role = s_.graph.tensor_at(x.index).role;
+      check(role != TensorRole::Constant && role != TensorRole::Input,
+            "kernel {} binding {} '{}': the WGSL declares var<storage, read_write> but the op binds {}, a {} that kernels "
+            "must not write",
+            kernel, i, w.name, what, role == TensorRole::Constant ? "weight" : "graph input");
+    }
+    if (x.kind == Binding::Kind::Uniform) {
+      const std::string m = uniform_mismatch(*s_.uniforms.at(size_t(x.index)).layout, w.layout);
+      check(m.empty(), "kernel {} binding {} '{}' (var<uniform> {}): {}", kernel, i, w.name, w.type_name, m);
+    }
+  }
+  d.kernel = kernel;
   d.bindings = std::move(bindings);
   d.route = route;
   d.node = node_;
@@ -195,15 +243,27 @@ void ResizeContext::set_dims(size_t i, const Dims& d) const {
   t.dims = d;
 }
 
-void ResizeContext::set_uniform_bytes(UniformRef u, const void* p, size_t n) const {
+void ResizeContext::set_uniform_bytes(UniformRef u, const UniformLayout& layout, const void* p) const {
   const UniformBlock& b = s_.uniforms.at(size_t(u.index));
-  if (n > b.bytes) fail("uniform write of {} bytes into a {}-byte block", n, b.bytes);
+  if (b.layout != &layout) fail("uniform write of a {} into a block declared as {}", layout.type, b.layout->type);
   uint8_t* dst = s_.uniform_host.data() + b.offset;
-  if (std::memcmp(dst, p, n) != 0) {
-    std::memcpy(dst, p, n);
+  if (std::memcmp(dst, p, layout.size) != 0) {
+    std::memcpy(dst, p, layout.size);
     s_.uniform_dirty = true;
   }
 }
+
+uint32_t ResizeContext::workgroup_invocations(DispatchRef d) const {
+  const uint32_t n = s_.dispatches.at(size_t(d.index)).pipeline->iface.invocations();
+  if (n == 0) fail("kernel {} has no reflected @workgroup_size", s_.dispatches.at(size_t(d.index)).kernel);
+  return n;
+}
+
+void ResizeContext::set_invocations(DispatchRef d, uint64_t invocations, uint32_t layers) const {
+  set_workgroups(d, div_up(invocations, uint64_t(workgroup_invocations(d))), layers);
+}
+
+const webgpu::Tuning& ResizeContext::tuning() const { return s_.dev.tuning(); }
 
 uint32_t ResizeContext::max_workgroups_per_dim() const { return s_.dev.limits().maxComputeWorkgroupsPerDimension; }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/uniform_layout.h"
 #include "util/dispatch_grid.h"
 #include "webgpu/pipeline_cache.h"
 #include "wgrt/error.h"
@@ -17,6 +18,7 @@ namespace wgrt {
 
 namespace webgpu {
 class Device;
+struct Tuning;
 }
 
 // Handles to per-node resources (indices into the executable's tables).
@@ -88,9 +90,21 @@ class OpBuilder {
   void check_rank(size_t i, size_t lo, size_t hi) const;
 
   // Resources.
-  UniformRef uniform(size_t bytes);          // a parameter block (<= 256 bytes) written by the resize hook
+  // A parameter block (<= 256 bytes) of host struct T (described by WGRT_UNIFORM, uniform_layout.h), written
+  // by the resize hook with set_uniform(ref, T{...}); dispatch checks T against the WGSL struct it is bound to.
+  template <typename T>
+  UniformRef uniform() {
+    return uniform_of(wgrt_uniform_layout(static_cast<const T*>(nullptr)));
+  }
+  UniformRef uniform_of(const UniformLayout& layout);
   ScratchRef scratch(uint64_t bytes, std::string what);  // pooled, valid only during this node's dispatches
   // A dispatch of a kernel; route >= 0 puts it in a route group (the resize hook activates one route).
+  // bindings[i] is bound at @binding(i) of the kernel's WGSL, which is the one source of its interface; the
+  // pipeline is created here and the bindings are checked against the WGSL declarations: the count; the kind
+  // (a UniformRef at each var<uniform>, a tensor or scratch at each var<storage>); the access (no Constant or
+  // Input tensor at a read_write binding); and each uniform's host struct against the WGSL struct (size, member
+  // count, each member's offset and size). A mismatch throws InvalidArgument naming the node, the kernel, the
+  // binding or member, and both sides.
   DispatchRef dispatch(webgpu::KernelSpec spec, std::vector<Binding> bindings, int route = -1);
   void on_resize(std::function<void(ResizeContext&)> hook);
   // Declares that tensor argument `out` is a view of tensor argument `in`: it shares in's buffer (row-major,
@@ -115,12 +129,18 @@ class ResizeContext {
   std::span<const int32_t> input_host_i32(size_t i) const;
   // Sets an output's live dims; throws LimitError naming the tensor if they exceed its max dims.
   void set_dims(size_t i, const Dims& d) const;
+  // Writes the block; T must be the struct the block was declared with (OpBuilder::uniform<T>).
   template <typename T>
   void set_uniform(UniformRef u, const T& v) const {
     static_assert(std::is_trivially_copyable_v<T>);
-    set_uniform_bytes(u, &v, sizeof(T));
+    set_uniform_bytes(u, wgrt_uniform_layout(static_cast<const T*>(nullptr)), &v);
   }
-  void set_uniform_bytes(UniformRef u, const void* p, size_t n) const;
+  // Sets the grid to ceil(invocations / the kernel's workgroup size) workgroups (1-D, folded past the
+  // per-dimension limit), `layers` in z. The workgroup size is the kernel's @workgroup_size (all dimensions
+  // multiplied), reflected from its WGSL.
+  void set_invocations(DispatchRef d, uint64_t invocations, uint32_t layers = 1) const;
+  // The reflected @workgroup_size of a dispatch's kernel (x * y * z invocations).
+  uint32_t workgroup_invocations(DispatchRef d) const;
   // Sets the grid from a 1-D workgroup count (folded to 2-D past the per-dimension limit).
   void set_workgroups(DispatchRef d, uint64_t count) const;
   // As above, with `layers` grid layers in z (e.g. one per row of a small batch; kernels read workgroup_id.z).
@@ -128,6 +148,8 @@ class ResizeContext {
   void set_grid(DispatchRef d, Grid g) const;
   void select_route(int route) const;  // activates dispatches of `route` (and those without a route)
   uint32_t max_workgroups_per_dim() const;
+  // The device's tuning policy now (for run-time choices such as the split-KV threshold).
+  const webgpu::Tuning& tuning() const;
   template <typename... A>
   [[noreturn]] void fail(fmt::format_string<A...> f, A&&... a) const {
     throw InvalidArgument(where() + fmt::format(f, std::forward<A>(a)...));
@@ -135,6 +157,7 @@ class ResizeContext {
   std::string where() const;
 
  private:
+  void set_uniform_bytes(UniformRef u, const UniformLayout& layout, const void* p) const;
   BuildState& s_;
   size_t node_;
 };

@@ -10,13 +10,13 @@
 namespace wgrt::webgpu {
 
 BindGroupHandle make_bind_group(Device& dev, const Pipeline& p, std::span<const BufferBinding> bindings) {
-  if (bindings.size() != p.bindings.size())
-    throw InvalidArgument(fmt::format("kernel {} takes {} bindings, got {}", p.label, p.bindings.size(), bindings.size()));
+  if (bindings.size() != p.iface.bindings.size())
+    throw InvalidArgument(fmt::format("kernel {} takes {} bindings, got {}", p.label, p.iface.bindings.size(), bindings.size()));
   const WGPULimits& lim = dev.limits();
   std::vector<WGPUBindGroupEntry> entries(bindings.size());
   for (size_t i = 0; i < bindings.size(); ++i) {
     const BufferBinding& b = bindings[i];
-    bool uniform = p.bindings[i] == BindingType::Uniform;
+    bool uniform = p.iface.bindings[i].type == BindingType::Uniform;
     uint64_t limit = uniform ? lim.maxUniformBufferBindingSize : lim.maxStorageBufferBindingSize;
     if (b.size > limit)
       throw LimitError(fmt::format("kernel {}: binding {} ('{}') is {} bytes, above the device's {} of {} bytes", p.label,

@@ -37,6 +37,7 @@ struct DeviceCallbacks {
 };
 
 std::unique_ptr<Device> Device::create(const DeviceOptions& opts) {
+  const TuningOverrides overrides = parse_tuning_env();  // a malformed variable fails before any GPU work
   std::unique_ptr<Device> d(new Device());
   d->listing_ = std::make_shared<Instance>();
   d->adapter_ = d->listing_->choose(opts.adapter);
@@ -126,6 +127,17 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& opts) {
   d->subgroups_ = wgpuDeviceHasFeature(d->device_, WGPUFeatureName_Subgroups);
   d->packed_dot_ = wgpuInstanceHasWGSLLanguageFeature(d->instance_->get(),
                                                       WGPUWGSLLanguageFeatureName_Packed4x8IntegerDotProduct);
+  DeviceFacts facts;
+  facts.cpu_adapter = d->adapter_.info.type == WGPUAdapterType_CPU;
+  facts.vendor_id = d->adapter_.info.vendor_id;
+  facts.subgroups = d->subgroups_;
+  facts.subgroup_min = d->adapter_.info.subgroup_min;
+  facts.subgroup_max = d->adapter_.info.subgroup_max;
+  facts.packed_dot = d->packed_dot_;
+  facts.max_storage_binding = d->limits_.maxStorageBufferBindingSize;
+  facts.max_workgroup_storage = d->limits_.maxComputeWorkgroupStorageSize;
+  d->facts_ = facts;
+  d->tuning_ = Tuning::for_device(facts, overrides);
   d->pipelines_ = std::make_unique<PipelineCache>(*d);
   return d;
 }

@@ -14,6 +14,7 @@
 
 #include "webgpu/handle.h"
 #include "webgpu/instance.h"
+#include "webgpu/tuning.h"
 
 namespace wgrt::webgpu {
 
@@ -29,7 +30,8 @@ struct DeviceOptions {
 
 class Device {
  public:
-  // Throws InvalidArgument (no matching adapter, with the list) or GpuError (device request failed).
+  // Throws InvalidArgument (no matching adapter, with the list; a malformed WGRT_* tuning variable) or GpuError
+  // (device request failed).
   static std::unique_ptr<Device> create(const DeviceOptions& opts = {});
   // Destroys the device. After any GPU wait of this process timed out, it first waits once more (the same
   // limit) for the queue; if the GPU is still busy, the device is abandoned (its memory stays allocated until
@@ -53,6 +55,12 @@ class Device {
   // OpSDot where the Vulkan driver has VK_KHR_shader_integer_dot_product, a polyfill elsewhere.
   bool has_packed_dot() const { return packed_dot_; }
   std::string features_string() const;  // "timestamp-query shader-f16 subgroups" (granted ones)
+
+  // The tuning policy (tuning.h): built at creation from the adapter and the WGRT_* overrides. set_tuning
+  // replaces it (tests, tools); ops read it at build, so graphs built afterwards use the new one.
+  const Tuning& tuning() const { return tuning_; }
+  const DeviceFacts& facts() const { return facts_; }  // what the policy was built from
+  void set_tuning(const Tuning& t) { tuning_ = t; }
 
   // Throws GpuError if the device was lost or an uncaptured error happened since the last check.
   void check_errors();
@@ -81,6 +89,8 @@ class Device {
   QueueHandle queue_;
   WGPULimits limits_{};
   bool f16_ = false, subgroups_ = false, timestamps_ = false, packed_dot_ = false;
+  DeviceFacts facts_;
+  Tuning tuning_;
   std::unique_ptr<PipelineCache> pipelines_;
   std::unique_ptr<Buffer> staging_;
   uint64_t allocated_ = 0, peak_allocated_ = 0;
@@ -91,6 +101,20 @@ class Device {
   bool lost_ = false;
   std::string lost_message_;
   friend struct DeviceCallbacks;
+};
+
+// Installs a tuning policy on a device for its lifetime, then restores the previous one (tests, benchmarks):
+//   webgpu::Tuning t = dev.tuning(); t.sdpa_split_min_context = 1; webgpu::ScopedTuning s(dev, t);
+class ScopedTuning {
+ public:
+  ScopedTuning(Device& dev, const Tuning& t) : dev_(dev), saved_(dev.tuning()) { dev.set_tuning(t); }
+  ~ScopedTuning() { dev_.set_tuning(saved_); }
+  ScopedTuning(const ScopedTuning&) = delete;
+  ScopedTuning& operator=(const ScopedTuning&) = delete;
+
+ private:
+  Device& dev_;
+  Tuning saved_;
 };
 
 }  // namespace wgrt::webgpu

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <exception>
+
 #include "webgpu/device.h"
 #include "webgpu/shader_source.h"
 #include "wgrt/error.h"
@@ -58,24 +60,44 @@ std::string compile_messages(Device& dev, WGPUShaderModule module, const shaders
   return ctx.out;
 }
 
+shaders::ExpandedSource expand_spec(const KernelSpec& spec) {
+  return spec.inline_source.empty()
+             ? shaders::expand(spec.shader)
+             : shaders::expand_inline(spec.shader.empty() ? "<inline>" : spec.shader, spec.inline_source);
+}
+
 }  // namespace
 
+WgslReflection PipelineCache::reflect(const KernelSpec& spec) {
+  shaders::ExpandedSource src = expand_spec(spec);
+  return reflect_wgsl(fmt::format("{}:{}", src.name, spec.entry), src.text, spec.entry, spec.constants);
+}
+
+uint32_t PipelineCache::value(const KernelSpec& spec, const std::string& name) {
+  const WgslReflection r = reflect(spec);
+  auto it = r.values.find(name);
+  if (it == r.values.end())
+    throw InvalidArgument(fmt::format("kernel {}:{} declares no const or override {}", spec.shader, spec.entry, name));
+  return uint32_t(it->second);
+}
+
 const Pipeline& PipelineCache::get(const KernelSpec& spec) {
-  shaders::ExpandedSource src = spec.inline_source.empty()
-                                    ? shaders::expand(spec.shader)
-                                    : shaders::expand_inline(spec.shader.empty() ? "<inline>" : spec.shader,
-                                                             spec.inline_source);
+  shaders::ExpandedSource src = expand_spec(spec);
   uint64_t h = fnv1a(src.text);
   std::string key = fmt::format("{:016x}|{}|", h, spec.entry);
   for (auto& [k, v] : spec.constants) key += fmt::format("{}={};", k, v);
-  key += "|";
-  for (auto b : spec.bindings) key += char('0' + int(b));
   if (auto it = pipelines_.find(key); it != pipelines_.end()) return *it->second;
 
   dev_.check_errors();
   auto p = std::make_unique<Pipeline>();
   p->label = fmt::format("{}:{}", src.name, spec.entry);
-  p->bindings = spec.bindings;
+  // A WGSL compile error is the better message: reflection errors are raised after the module compiled.
+  std::exception_ptr reflect_error;
+  try {
+    p->iface = reflect_wgsl(p->label, src.text, spec.entry, spec.constants);
+  } catch (const InvalidArgument&) {
+    reflect_error = std::current_exception();
+  }
 
   wgpuDevicePushErrorScope(dev_.get(), WGPUErrorFilter_Validation);
   WGPUShaderModule module = nullptr;
@@ -99,15 +121,20 @@ const Pipeline& PipelineCache::get(const KernelSpec& spec) {
     wgpuDevicePushErrorScope(dev_.get(), WGPUErrorFilter_Validation);
   }
 
-  std::vector<WGPUBindGroupLayoutEntry> entries(spec.bindings.size());
-  for (size_t i = 0; i < spec.bindings.size(); ++i) {
+  if (reflect_error) {
+    pop_scope(dev_);
+    std::rethrow_exception(reflect_error);
+  }
+  const std::vector<WgslBinding>& binds = p->iface.bindings;
+  std::vector<WGPUBindGroupLayoutEntry> entries(binds.size());
+  for (size_t i = 0; i < binds.size(); ++i) {
     WGPUBindGroupLayoutEntry& e = entries[i];
     e = WGPUBindGroupLayoutEntry{};
     e.binding = uint32_t(i);
     e.visibility = WGPUShaderStage_Compute;
-    e.buffer.type = spec.bindings[i] == BindingType::Uniform           ? WGPUBufferBindingType_Uniform
-                    : spec.bindings[i] == BindingType::ReadOnlyStorage ? WGPUBufferBindingType_ReadOnlyStorage
-                                                                       : WGPUBufferBindingType_Storage;
+    e.buffer.type = binds[i].type == BindingType::Uniform           ? WGPUBufferBindingType_Uniform
+                    : binds[i].type == BindingType::ReadOnlyStorage ? WGPUBufferBindingType_ReadOnlyStorage
+                                                                    : WGPUBufferBindingType_Storage;
   }
   WGPUBindGroupLayoutDescriptor bgl{};
   bgl.label = sv(p->label);

@@ -82,8 +82,6 @@ TEST(Device, ComputeDispatchMatchesCpu) {
   KernelSpec spec;
   spec.shader = "test/saxpy.wgsl";
   spec.inline_source = kSaxpy;
-  spec.bindings = {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage, BindingType::Storage,
-                   BindingType::Uniform};
   const Pipeline& p = d.pipelines().get(spec);
   EXPECT_EQ(&p, &d.pipelines().get(spec)) << "pipeline must be cached";
   // 64 * 65535 + 1 elements would need 65536 workgroups: the grid must fold to 2-D.
@@ -147,7 +145,6 @@ TEST(Device, BindingAboveLimitIsClearError) {
   Device& d = gpu();
   KernelSpec spec;
   spec.shader = "ops/copy/copy_vec4.wgsl";
-  spec.bindings = {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform};
   const Pipeline& p = d.pipelines().get(spec);
   Buffer small(d, 64, BufferKind::Storage, "small"), u(d, 16, BufferKind::Uniform, "u");
   uint64_t over = d.limits().maxStorageBufferBindingSize + 4;
@@ -182,7 +179,6 @@ fn main() {
   }
 }
 )";
-    spec.bindings = {BindingType::Storage};
     const Pipeline& p = d->pipelines().get(spec);
     Buffer y(*d, 16, BufferKind::Storage, "hang.y");
     BufferBinding binds[] = {{y.get(), 0, 16, "y"}};
@@ -206,7 +202,6 @@ TEST(Device, BenchReferenceKernelsCompile) {
     KernelSpec spec;
     spec.shader = "ops/copy/copy_vec4.wgsl";
     spec.entry = entry;
-    spec.bindings = {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform};
     EXPECT_NO_THROW(d.pipelines().get(spec)) << entry;
   }
 }
@@ -250,7 +245,6 @@ fn main() {
   y[0] = acc;
 }
 )";
-  spec.bindings = {BindingType::Storage, BindingType::Uniform};
   const Pipeline& p = d.pipelines().get(spec);
   Buffer y(d, 16, BufferKind::Storage, "spin.y"), u(d, 16, BufferKind::Uniform, "spin.params");
   uint32_t params[4] = {0x7fffffffu, 0, 0, 0};

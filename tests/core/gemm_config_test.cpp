@@ -1,4 +1,4 @@
-// The shared GEMM kernels forced one by one through WGRT_GEMM (ops/linear/gemm.h): the Tiled kernel
+// The shared GEMM kernels forced one by one through the device's tuning policy (ops/linear/gemm.h): the Tiled kernel
 // (gemm.wgsl) and the Cpu kernel (gemm_cpu.wgsl) in several shapes, through aten.mm / bmm / addmm and
 // aten.linear / et_vk.linear_q4gsw (M > 8: GEMM route), on odd sizes (M, N, K not multiples of the tiles or of
 // the 8-wide K step), against the double reference. Plus the host side: config parsing, rule and grids.
@@ -6,8 +6,6 @@
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
-#include <cstdlib>
-#include <optional>
 #include <string>
 
 #include "gpu_fixture.h"
@@ -17,6 +15,7 @@
 #include "reference/ops_a_reference.h"
 #include "reference/vision_ref.h"
 #include "vision_test_util.h"
+#include "webgpu/device.h"
 #include "wgrt/error.h"
 
 using namespace wgrt;
@@ -30,25 +29,25 @@ namespace {
 
 constexpr double kAbs = 1e-4, kRel = 1e-3;
 
-// Sets WGRT_GEMM for its lifetime (restores the previous value).
-class ScopedGemmEnv {
- public:
-  explicit ScopedGemmEnv(const std::string& v) {
-    if (const char* e = std::getenv("WGRT_GEMM")) old_ = e;
-    ::setenv("WGRT_GEMM", v.c_str(), 1);
-  }
-  ~ScopedGemmEnv() {
-    if (old_) ::setenv("WGRT_GEMM", old_->c_str(), 1);
-    else ::unsetenv("WGRT_GEMM");
-  }
+// The WGRT_GEMM form `v` parsed as the tuning policy does, without the environment.
+webgpu::TuningOverrides gemm_overrides(const std::string& v) {
+  return webgpu::parse_tuning_env([&](const char* name) { return std::string(name) == "WGRT_GEMM" ? v.c_str() : nullptr; });
+}
 
- private:
-  std::optional<std::string> old_;
+// The device's tuning policy with the GEMM kernel `v` ("tiled", "cpu", "cpu,RQ,WG") for its lifetime.
+struct ScopedGemm {
+  static webgpu::Tuning with(const std::string& v) {
+    webgpu::Tuning t = gpu().tuning();
+    t.gemm = *gemm_overrides(v).gemm;
+    return t;
+  }
+  explicit ScopedGemm(const std::string& v) : scoped(gpu(), with(v)) {}
+  webgpu::ScopedTuning scoped;
 };
 
 std::vector<std::string> configs() {
   std::vector<std::string> c{"tiled"};
-  if (ops::gemm_cpu_supported(gpu())) c.insert(c.end(), {"cpu", "cpu,1,8", "cpu,3,24", "cpu,2,256"});
+  if (gpu().tuning().gemm_cpu_supported) c.insert(c.end(), {"cpu", "cpu,1,8", "cpu,3,24", "cpu,2,256"});
   return c;
 }
 
@@ -88,7 +87,7 @@ std::vector<float> linear_run(bool q4, int64_t M, int64_t K, int64_t N, int64_t 
 
 TEST(GemmConfig, MmBmmAddmmOddSizesEveryConfig) {
   for (const std::string& cfg : configs()) {
-    ScopedGemmEnv env(cfg);
+    ScopedGemm scoped(cfg);
     uint32_t seed = 11;
     for (auto [Z, M, K, N] : std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>>{
              {1, 1, 1, 1}, {1, 7, 5, 3}, {1, 65, 33, 129}, {3, 17, 100, 9}, {2, 30, 8, 257}, {1, 13, 9, 70}}) {
@@ -121,7 +120,7 @@ TEST(GemmConfig, MmBmmAddmmOddSizesEveryConfig) {
 TEST(GemmConfig, LinearF32AndQ4OddSizesEveryConfig) {
   for (const std::string& cfg : configs()) {
     SCOPED_TRACE(cfg);
-    ScopedGemmEnv env(cfg);
+    ScopedGemm scoped(cfg);
     linear_run(false, 9, 7, 5, 32, true, 1);
     linear_run(false, 37, 130, 67, 32, false, 2);
     linear_run(false, 70, 33, 129, 32, true, 3);
@@ -133,32 +132,49 @@ TEST(GemmConfig, LinearF32AndQ4OddSizesEveryConfig) {
 
 TEST(GemmConfig, ParseRuleAndGrid) {
   {
-    ScopedGemmEnv env("cpu,3,24");
-    const ops::GemmConfig c = ops::gemm_config_default();
+    const ops::GemmConfig c = ops::gemm_config(*gemm_overrides("cpu,3,24").gemm);
     EXPECT_EQ(c.kind, ops::GemmConfig::Kind::Cpu);
-    EXPECT_EQ(c.tile_m(), 12u);
-    EXPECT_EQ(c.tile_n(), 24u);
+    EXPECT_EQ(c.tile_m, 12u);  // reflected from gemm_cpu.wgsl: 4 * RQ rows, WG columns
+    EXPECT_EQ(c.tile_n, 24u);
+    EXPECT_EQ(ops::gemm_config(webgpu::GemmTuning{}).tile_m, 64u);  // gemm.wgsl's TILE_M
   }
   for (const char* bad : {"cpu,0,64", "cpu,5,64", "cpu,4,12", "cpu,4,512", "cpu,4", "gpu", "cpu,4,64x"}) {
-    ScopedGemmEnv env(bad);
-    EXPECT_THROW(ops::gemm_config_default(), InvalidArgument) << bad;
+    try {
+      gemm_overrides(bad);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("WGRT_GEMM='") + bad + "'"), std::string::npos) << e.what();
+    }
   }
-  ::unsetenv("WGRT_GEMM");
-  EXPECT_EQ(ops::gemm_config_default().kind, ops::GemmConfig::Kind::Tiled);
-  const bool cpu = gpu().adapter_info().type == WGPUAdapterType_CPU && ops::gemm_cpu_supported(gpu());
-  EXPECT_EQ(ops::gemm_config(gpu()).kind, cpu ? ops::GemmConfig::Kind::Cpu : ops::GemmConfig::Kind::Tiled);
+  EXPECT_FALSE(gemm_overrides("").gemm.has_value());
+  // The rule: Cpu on CPU adapters with subgroups of >= 8 lanes, else Tiled; cpu where unsupported is an error.
+  webgpu::DeviceFacts f;
+  f.cpu_adapter = true;
+  f.subgroups = true;
+  f.subgroup_min = 8;
+  EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.kind, webgpu::GemmTuning::Kind::Cpu);
+  f.subgroup_min = 4;
+  EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.kind, webgpu::GemmTuning::Kind::Tiled);
+  EXPECT_THROW(webgpu::Tuning::for_device(f, gemm_overrides("cpu")), InvalidArgument);
+  f.cpu_adapter = false;
+  f.subgroup_min = 32;
+  EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.kind, webgpu::GemmTuning::Kind::Tiled);
+  EXPECT_EQ(webgpu::Tuning::for_device(f, gemm_overrides("cpu,2,16")).gemm, (webgpu::GemmTuning{webgpu::GemmTuning::Kind::Cpu, 2, 16}));
 
   ops::GemmParams p;
   p.M = 130;
   p.N = 65;
   p.batch = 3;
-  EXPECT_EQ(ops::gemm_grid(ops::GemmConfig{}, p, 65535), (Grid{2, 3, 3}));
-  ops::GemmConfig c;
-  c.kind = ops::GemmConfig::Kind::Cpu;
-  c.rq = 4;
-  c.wg = 64;
+  EXPECT_EQ(ops::gemm_grid(ops::gemm_config(webgpu::GemmTuning{}), p, 65535), (Grid{2, 3, 3}));
+  const ops::GemmConfig c = ops::gemm_config(webgpu::GemmTuning{webgpu::GemmTuning::Kind::Cpu, 4, 64});
   EXPECT_EQ(ops::gemm_grid(c, p, 65535), (Grid{9, 2, 3}));
   EXPECT_THROW(ops::gemm_grid(c, p, 8), InvalidArgument);
+  // A batch past the z limit folds into the m-tile axis (3 m tiles, 2 batches side by side, 8 layers).
+  p.batch = 16;
+  EXPECT_EQ(ops::gemm_grid(ops::gemm_config(webgpu::GemmTuning{}), p, 8), (Grid{2, 6, 8}));
+  p.batch = 17;
+  EXPECT_THROW(ops::gemm_grid(ops::gemm_config(webgpu::GemmTuning{}), p, 8), InvalidArgument);
+  p.batch = 3;
   p.M = 0;
   EXPECT_EQ(ops::gemm_grid(c, p, 65535).total(), 0u);
 }

@@ -44,19 +44,18 @@ struct P {
   float k;
   uint32_t a, b;
 };
+WGRT_UNIFORM(P, n, k, a, b);
 
 const OpRegistry& test_registry() {
   static OpRegistry reg = [] {
     OpRegistry r = OpRegistry::builtin();
-    using webgpu::BindingType;
-    std::vector<BindingType> layout = {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform};
     r.add({"test.fused_affine",
-           [layout](OpBuilder& b) {
+           [](OpBuilder& b) {
              auto& x = b.tensor(0);
              ScratchRef s = b.scratch(x.max_bytes(), "affine scratch");
-             UniformRef u1 = b.uniform(sizeof(P)), u2 = b.uniform(sizeof(P));
-             DispatchRef d1 = b.dispatch({"test/affine.wgsl", "scale", layout, {}, kScaleWgsl}, {Binding::tensor(b.arg(0)), s, u1});
-             DispatchRef d2 = b.dispatch({"test/affine.wgsl", "shift", layout, {}, kScaleWgsl}, {s, Binding::tensor(b.arg(1)), u2});
+             UniformRef u1 = b.uniform<P>(), u2 = b.uniform<P>();
+             DispatchRef d1 = b.dispatch({"test/affine.wgsl", "scale", {}, kScaleWgsl}, {Binding::tensor(b.arg(0)), s, u1});
+             DispatchRef d2 = b.dispatch({"test/affine.wgsl", "shift", {}, kScaleWgsl}, {s, Binding::tensor(b.arg(1)), u2});
              b.on_resize([=](ResizeContext& r) {
                Dims d = r.tensor(0).dims;
                r.set_dims(1, d);
@@ -69,9 +68,9 @@ const OpRegistry& test_registry() {
            },
            {"test/affine.wgsl:scale", "test/affine.wgsl:shift"}, true});
     r.add({"test.add_symint",
-           [layout](OpBuilder& b) {
-             UniformRef u = b.uniform(sizeof(P));
-             DispatchRef d = b.dispatch({"test/affine.wgsl", "shift", layout, {}, kScaleWgsl}, {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(2)), u});
+           [](OpBuilder& b) {
+             UniformRef u = b.uniform<P>();
+             DispatchRef d = b.dispatch({"test/affine.wgsl", "shift", {}, kScaleWgsl}, {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(2)), u});
              b.on_resize([=](ResizeContext& r) {
                Dims dims = r.tensor(0).dims;
                r.set_dims(2, dims);
@@ -343,7 +342,7 @@ TEST(Graph, ProfilerLabelsDurationsAndTrace) {
   ASSERT_NE(p, nullptr);
   ASSERT_EQ(p->events().size(), 4u);
   for (const auto& e : p->events()) EXPECT_GT(e.dur_ns, 0.0) << e.name;
-  EXPECT_EQ(p->events()[0].name, "act/ops/elementwise/unary.wgsl:main");
+  EXPECT_EQ(p->events()[0].name, "act/ops/elementwise/unary/gelu_erf.wgsl:main");
   EXPECT_EQ(p->events()[1].layer, 1);
   auto j = nlohmann::json::parse(p->chrome_trace());
   EXPECT_EQ(j["traceEvents"].size(), 4u);

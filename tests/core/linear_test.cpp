@@ -12,6 +12,7 @@
 #include "gpu_fixture.h"
 #include "graph/executable.h"
 #include "ops/linear/q4gsw.h"
+#include "webgpu/pipeline_cache.h"
 #include "ops_a_test_util.h"
 #include "reference/ops_a_reference.h"
 
@@ -116,18 +117,20 @@ TEST(Linear, Q4gswOddSizesGroupsBothRoutes) {
   }
 }
 
-// Sets environment variables for the lifetime of the object (the linear op reads its GEMV knobs at build).
+// The device's tuning policy rebuilt with the given WGRT_* tuning variables (parsed as the device parses its
+// environment, which is not touched), for the lifetime of the object (the linear op reads it at build).
+using Knobs = std::initializer_list<std::pair<std::string, std::string>>;
+webgpu::Tuning tuned(Knobs kv) {
+  auto get = [&](const char* name) -> const char* {
+    for (const auto& [k, v] : kv)
+      if (k == name) return v.c_str();
+    return nullptr;
+  };
+  return webgpu::Tuning::for_device(gpu().facts(), webgpu::parse_tuning_env(get));
+}
 struct ScopedEnv {
-  std::vector<std::string> names;
-  ScopedEnv(std::initializer_list<std::pair<const char*, std::string>> kv) {
-    for (const auto& [k, v] : kv) {
-      setenv(k, v.c_str(), 1);
-      names.push_back(k);
-    }
-  }
-  ~ScopedEnv() {
-    for (const auto& k : names) unsetenv(k.c_str());
-  }
+  webgpu::ScopedTuning scoped;
+  ScopedEnv(Knobs kv) : scoped(gpu(), tuned(kv)) {}
 };
 
 // Decode (M = 1) cases for the q4 GEMV kernels: odd N (fewer rows than a workgroup, not a multiple of it),
@@ -281,12 +284,23 @@ TEST(Linear, Q4gswGemvInt8OutlierErrorWithinBlockBound) {
 
 TEST(Linear, Q4gswGemvInt8WorkgroupMemoryFit) {
   if (!gpu().has_packed_dot()) GTEST_SKIP() << "no packed_4x8_integer_dot_product";
-  // K around the largest that fits the device's workgroup memory (about 132 bytes per 32 k beside the 8448-byte
-  // reduction buffer): every K must build and compute correctly, the kernel falling back to the f32-decode one
-  // where the i8 one does not fit (an undercounted fit once failed pipeline creation here). Which kernel ran is
-  // told by an inf in x: the i8 kernel gives NaN outputs, the f32 one +-inf.
-  const int64_t limit = int64_t(gpu().limits().maxComputeWorkgroupStorageSize);
-  const int64_t b0 = (limit - 8448) / 132;
+  // K around the largest that fits the device's workgroup memory as the kernel's WGSL declares it (132 bytes per
+  // 32 k beside the reduction buffer, reflected): every K must build and compute correctly, the kernel falling
+  // back to the f32-decode one where the i8 one does not fit (an undercounted fit once failed pipeline creation
+  // here). Which kernel ran is told by an inf in x: the i8 kernel gives NaN outputs, the f32 one +-inf.
+  const uint64_t limit = gpu().limits().maxComputeWorkgroupStorageSize;
+  const webgpu::GemvQ4Shape q = tuned({{"WGRT_GEMV_Q4_ROUTE", "i8"}}).gemv_q4_shape(webgpu::Q4GemvKernel::Int8, 5);
+  auto i8_bytes = [&](int64_t blocks) {
+    return webgpu::PipelineCache::reflect({"ops/linear/gemv_q4_i8.wgsl", "main",
+                                           {{"RPT", double(q.rpt)}, {"TK", double(q.tk)}, {"TR", double(q.tr)},
+                                            {"XB", double(blocks)}}, {}}).workgroup_bytes;
+  };
+  int64_t b0 = 1;
+  while (i8_bytes(b0 + 1) <= limit) ++b0;
+  // The reflection against the kernel header's count: per block 96 bytes of planes, 16 of word sums, 16 of word
+  // exponents and 4 of scale, plus [TR * RPT][TK + 1] floats; each variable rounded up to 16 bytes.
+  auto r16 = [](uint64_t v) { return (v + 15) / 16 * 16; };
+  EXPECT_EQ(i8_bytes(b0), 128 * uint64_t(b0) + r16(4 * uint64_t(b0)) + r16(uint64_t(q.tr) * q.rpt * (q.tk + 1) * 4));
   int i8_runs = 0, wg_runs = 0;
   for (int64_t blocks = b0 - 2; blocks <= b0 + 2; ++blocks) {
     const int64_t K = blocks * 32, N = 5;
@@ -310,19 +324,48 @@ TEST(Linear, Q4gswGemvSubgroupRouteShapes) {
   }
 }
 
-TEST(Linear, MalformedGemvKnobsAreIgnored) {
+TEST(Linear, MalformedGemvKnobsAreRejected) {
   // Values that wrapped around in 32-bit products (and once ran a kernel that never ended), signs, trailing text,
-  // out-of-range fields: the knob is ignored and the default shape gives correct results.
-  for (const char* shape : {"-1,-200,1", "4294967295,4294967295,1", "65537,1,1", "16,8,8junk", "16,8,3", "16,8,8,2",
-                            " 16,8,8", "16,,8", ",", "abc"}) {
-    ScopedEnv env{{"WGRT_GEMV_Q4_ROUTE", "wg"}, {"WGRT_GEMV_Q4", shape}, {"WGRT_GPU_TIMEOUT_S", "30"}};
-    check_gemv_cases(fmt::format("wg route knob '{}'", shape), 700);
-  }
-  if (!gpu().has_subgroups()) return;
-  for (const char* shape : {"1,-1,-1", "4294967295,1,1", "8,8,8,8"}) {
-    ScopedEnv env{{"WGRT_GEMV_Q4_ROUTE", "sg"}, {"WGRT_GEMV_Q4_SG", shape}, {"WGRT_GPU_TIMEOUT_S", "30"}};
-    check_gemv_cases(fmt::format("sg route knob '{}'", shape), 800);
-  }
+  // out-of-range fields: a clear error naming the variable and its value, before any kernel runs.
+  const std::vector<std::pair<std::string, std::vector<const char*>>> bad = {
+      {"WGRT_GEMV_Q4", {"-1,-200,1", "4294967295,4294967295,1", "65537,1,1", "16,8,8junk", "16,8,3", "16,8,8,2",
+                        " 16,8,8", "16,,8", ",", "abc", "16,32,8"}},
+      {"WGRT_GEMV_Q4_SG", {"1,-1,-1", "4294967295,1,1", "8,8,8,8", "9,1,1", "1,65,1"}},
+      {"WGRT_GEMV_Q4_ROUTE", {"WG", "int8", "wg "}},
+      {"WGRT_MAX_BINDING_BYTES", {"0", "-5", "64k", "1e9"}}};
+  for (const auto& [var, values] : bad)
+    for (const char* v : values) {
+      try {
+        tuned({{var, v}});
+        ADD_FAILURE() << var << "=" << v << " accepted";
+      } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find(fmt::format("{}='{}' is malformed", var, v)), std::string::npos) << e.what();
+      }
+    }
+  // Well-formed values are taken; empty is unset.
+  EXPECT_EQ(tuned({{"WGRT_GEMV_Q4", "16,8,8,1"}}).gemv_q4_forced, (webgpu::GemvQ4Shape{16, 8, 8, 1}));
+  EXPECT_EQ(tuned({{"WGRT_GEMV_Q4_ROUTE", "wg"}}).q4_gemv, webgpu::Q4GemvKernel::Workgroup);
+  EXPECT_EQ(tuned({{"WGRT_MAX_BINDING_BYTES", "8192"}}).max_binding_bytes, 8192u);
+  EXPECT_FALSE(tuned({{"WGRT_GEMV_Q4", ""}}).gemv_q4_forced.has_value());
+}
+
+TEST(Linear, GemvPolicyRules) {
+  // The shape tables by adapter and N (webgpu/tuning.h), independent of the device running the tests.
+  webgpu::DeviceFacts gpu_facts;
+  gpu_facts.packed_dot = true;
+  const webgpu::Tuning g = webgpu::Tuning::for_device(gpu_facts);
+  EXPECT_EQ(g.q4_gemv, webgpu::Q4GemvKernel::Int8);
+  EXPECT_EQ(g.gemv_q4_shape(webgpu::Q4GemvKernel::Int8, 128256), (webgpu::GemvQ4Shape{8, 32, 4, 0}));
+  EXPECT_EQ(g.gemv_q4_shape(webgpu::Q4GemvKernel::Int8, 2048), (webgpu::GemvQ4Shape{32, 8, 2, 0}));
+  EXPECT_EQ(g.gemv_q4_shape(webgpu::Q4GemvKernel::Workgroup, 32768), (webgpu::GemvQ4Shape{32, 8, 8, 1}));
+  EXPECT_EQ(g.gemv_q4_shape(webgpu::Q4GemvKernel::Workgroup, 2048), (webgpu::GemvQ4Shape{64, 4, 4, 1}));
+  EXPECT_EQ(g.gemv_q4_sg_shape(128256, 2048), (webgpu::GemvQ4SgShape{4, 8, 1}));
+  EXPECT_EQ(g.gemv_q4_sg_shape(2048, 8192), (webgpu::GemvQ4SgShape{1, 4, 2}));
+  webgpu::DeviceFacts cpu_facts = gpu_facts;
+  cpu_facts.cpu_adapter = true;
+  const webgpu::Tuning c = webgpu::Tuning::for_device(cpu_facts);
+  EXPECT_EQ(c.q4_gemv, webgpu::Q4GemvKernel::Workgroup);
+  EXPECT_EQ(c.gemv_q4_shape(webgpu::Q4GemvKernel::Workgroup, 128256), (webgpu::GemvQ4Shape{16, 8, 8, 0}));
 }
 
 TEST(Linear, MChangesBetweenExecutesOnOneGraph) {
@@ -341,16 +384,14 @@ TEST(Linear, WeightsSplitIntoBindingChunks) {
   // 600 rows with a 64 KiB binding limit: f32 rows of 256 B -> chunks of 256, 256, 88 rows; q4 rows of 32 B at
   // a 8 KiB limit -> the same split. Each chunk is its own dispatch per route.
   for (bool q4 : {false, true}) {
-    setenv("WGRT_MAX_BINDING_BYTES", q4 ? "8192" : "65536", 1);
+    webgpu::Tuning t = gpu().tuning();
+    t.max_binding_bytes = q4 ? 8192 : 65536;
     const int64_t K = 64, N = 600;
     LinearGraph L;
-    try {
+    {
+      webgpu::ScopedTuning scoped(gpu(), t);
       L = make_linear(q4, {9, K}, N, true, 32, 9);
-    } catch (...) {
-      unsetenv("WGRT_MAX_BINDING_BYTES");
-      throw;
     }
-    unsetenv("WGRT_MAX_BINDING_BYTES");
     EXPECT_EQ(L.exe->dispatch_count(false), 6u);  // 3 chunks x 2 routes
     run_and_check(L, {1, K}, N, 21, q4 ? "q4 split M 1" : "f32 split M 1");
     run_and_check(L, {9, K}, N, 22, q4 ? "q4 split M 9" : "f32 split M 9");

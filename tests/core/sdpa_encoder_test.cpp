@@ -6,13 +6,14 @@
 #include <cmath>
 #include <limits>
 
-#include "ops/attention/sdpa_encoder.h"
+#include "webgpu/device.h"
 #include "reference/ops_a_reference.h"
 #include "reference/vision_ref.h"
 #include "vision_test_util.h"
 
 using namespace wgrt;
 using wgrt::test::expect_close;
+using wgrt::test::gpu;
 using wgrt::test::jdims;
 using wgrt::test::jfloats;
 using wgrt::test::OneOp;
@@ -27,11 +28,19 @@ struct Shape {
   int64_t B, H, Sq, Skv, D, Dv;
 };
 
-// Restores the route and the scratch bound after a test.
+// Sets the encoder-attention route and scratch bound of the device's tuning policy (read at build); the policy
+// is restored afterwards.
 struct RouteGuard {
-  ~RouteGuard() {
-    ops::set_sdpa_encoder_route(ops::SdpaEncoderRoute::Auto);
-    ops::set_sdpa_encoder_score_bytes(ops::kSdpaEncoderScoreBytes);
+  webgpu::ScopedTuning keep{gpu(), gpu().tuning()};
+  void route(webgpu::SdpaEncoderRoute r) {
+    webgpu::Tuning t = gpu().tuning();
+    t.sdpa_encoder_route = r;
+    gpu().set_tuning(t);
+  }
+  void score_bytes(uint64_t n) {
+    webgpu::Tuning t = gpu().tuning();
+    t.sdpa_encoder_score_bytes = n;
+    gpu().set_tuning(t);
   }
 };
 
@@ -108,8 +117,8 @@ TEST(SdpaEncoder, BothRoutesAgainstReferenceWithMasks) {
       {{1, 4, 50, 50, 32, 32}, {1, 4, 50, 50}},
       {{1, 3, 9, 300, 12, 12}, {}},
   };
-  for (auto route : {ops::SdpaEncoderRoute::Gemm, ops::SdpaEncoderRoute::Split, ops::SdpaEncoderRoute::Auto}) {
-    ops::set_sdpa_encoder_route(route);
+  for (auto route : {webgpu::SdpaEncoderRoute::Gemm, webgpu::SdpaEncoderRoute::Split, webgpu::SdpaEncoderRoute::Auto}) {
+    guard.route(route);
     for (const auto& [s, md] : cases) {
       auto o = make_sdpa(s, md, s.D == 16 ? 0.37 : -1);
       check(*o, s, md, seed++, s.D == 16 ? 0.37 : -1,
@@ -121,8 +130,8 @@ TEST(SdpaEncoder, BothRoutesAgainstReferenceWithMasks) {
 
 TEST(SdpaEncoder, FullyMaskedRowsGiveZeros) {
   RouteGuard guard;
-  for (auto route : {ops::SdpaEncoderRoute::Gemm, ops::SdpaEncoderRoute::Split}) {
-    ops::set_sdpa_encoder_route(route);
+  for (auto route : {webgpu::SdpaEncoderRoute::Gemm, webgpu::SdpaEncoderRoute::Split}) {
+    guard.route(route);
     Shape s{1, 2, 3, 4, 4, 4};
     auto o = make_sdpa(s, {1, 1, 3, 4});
     o->input_data[0] = ref::random_floats(24, 1);
@@ -148,15 +157,15 @@ TEST(SdpaEncoder, ChannelAttentionShapeUsesSplitRoute) {
   check(*o, s, {2, 1, 1, 4096}, 50, -1, "channel attention (auto)");
   // The auto route picked split-K: 2 dispatches active (the GEMM route would have 3 per chunk).
   EXPECT_EQ(o->exe->dispatch_count(true), 2u);
-  ops::set_sdpa_encoder_route(ops::SdpaEncoderRoute::Gemm);
+  guard.route(webgpu::SdpaEncoderRoute::Gemm);
   auto g = make_sdpa(s, {});
   check(*g, s, {}, 60, -1, "channel attention (GEMM route)");
 }
 
 TEST(SdpaEncoder, ChunksOverQueryRowsUnderSmallScratchBound) {
   RouteGuard guard;
-  ops::set_sdpa_encoder_route(ops::SdpaEncoderRoute::Gemm);
-  ops::set_sdpa_encoder_score_bytes(4096);  // 1 head x 37 keys x 4 B = 148 B per row: 27 rows per chunk
+  guard.route(webgpu::SdpaEncoderRoute::Gemm);
+  guard.score_bytes(4096);  // 1 head x 37 keys x 4 B = 148 B per row: 27 rows per chunk
   Shape s{1, 1, 100, 37, 8, 8};
   auto o = make_sdpa(s, {1, 1, 100, 37});
   EXPECT_EQ(o->exe->dispatch_count(false), 3u * 4u);  // ceil(100 / 27) = 4 chunks of 3 dispatches
@@ -181,9 +190,9 @@ TEST(SdpaEncoder, MatchesPyTorchGoldens) {
   for (const auto& c : wgrt::test::vision_golden("sdpa.json")) {
     const Dims qd = jdims(c["q_dims"]), kd = jdims(c["k_dims"]), vd = jdims(c["v_dims"]), md = jdims(c["mask_dims"]);
     const double scale = c["scale"].is_null() ? -1 : c["scale"].get<double>();
-    for (auto route : {ops::SdpaEncoderRoute::Gemm, ops::SdpaEncoderRoute::Split}) {
+    for (auto route : {webgpu::SdpaEncoderRoute::Gemm, webgpu::SdpaEncoderRoute::Split}) {
       RouteGuard guard;
-      ops::set_sdpa_encoder_route(route);
+      guard.route(route);
       auto o = make_sdpa({qd[0], qd[1], qd[2], kd[2], qd[3], vd[3]}, md, scale);
       o->input_data[0] = jfloats(c["q"]);
       o->input_data[1] = jfloats(c["k"]);

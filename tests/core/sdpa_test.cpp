@@ -15,7 +15,7 @@
 
 #include "gpu_fixture.h"
 #include "graph/executable.h"
-#include "ops/attention/sdpa.h"
+#include "webgpu/device.h"
 #include "reference/attention_ref.h"
 #include "support/paths.h"
 #include "wgrt/error.h"
@@ -45,11 +45,15 @@ std::vector<float> randn(size_t n, uint32_t seed) {
   return v;
 }
 
-// Restores the split-route threshold at scope exit.
+// The device's tuning policy with the split-route threshold at v (read at every execute), restored at scope exit.
+webgpu::Tuning with_threshold(int64_t v) {
+  webgpu::Tuning t = gpu().tuning();
+  t.sdpa_split_min_context = v;
+  return t;
+}
 struct SplitThreshold {
-  int64_t saved = ops::sdpa_split_min_context();
-  explicit SplitThreshold(int64_t v) { ops::set_sdpa_split_min_context(v); }
-  ~SplitThreshold() { ops::set_sdpa_split_min_context(saved); }
+  webgpu::ScopedTuning scoped;
+  explicit SplitThreshold(int64_t v) : scoped(gpu(), with_threshold(v)) {}
 };
 
 // A graph: [optional cache fill: update_cache(kfill), update_cache(vfill) at fill_pos] then

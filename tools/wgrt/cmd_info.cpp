@@ -46,6 +46,12 @@ void add_info(CLI::App& app) {
                double(l.maxStorageBufferBindingSize) / 1048576.0);
     fmt::print("  maxStorageBuffersPerShaderStage:   {}\n", l.maxStorageBuffersPerShaderStage);
     fmt::print("  minStorageBufferOffsetAlignment:   {}\n", l.minStorageBufferOffsetAlignment);
+    fmt::print("Tuning policy (src/webgpu/tuning.h):\n");
+    std::string t = dev->tuning().describe();
+    for (size_t p = 0, e; p < t.size(); p = e + 1) {
+      e = t.find('\n', p);
+      fmt::print("  {}\n", t.substr(p, e - p));
+    }
   });
 }
 

@@ -21,4 +21,5 @@ void add_bench(CLI::App& app);
 void add_ops(CLI::App& app);
 void add_graph(CLI::App& app);
 void add_synth(CLI::App& app);
+void add_template(CLI::App& app);
 }  // namespace wgrt::cli

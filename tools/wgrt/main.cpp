@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   wgrt::cli::add_ops(app);
   wgrt::cli::add_graph(app);
   wgrt::cli::add_synth(app);
+  wgrt::cli::add_template(app);
   // CLI11 reports an unknown command word, or an unknown option before the command, as "A subcommand is
   // required": name it and list the commands instead.
   std::string names;

@@ -7,14 +7,12 @@
 //   (c) row softmax; (d) out = P·V.
 // GQA: Hq must be a multiple of Hkv; query head h reads kv head h / (Hq/Hkv). f32, D <= 256.
 // Routes: 0 general (one workgroup per query row; scores in pooled scratch [B*S*Hq, C_max]);
-//         1 split-KV for S == 1 and input_pos + 1 >= sdpa_split_min_context() (sdpa.h): partials of
-//           kSdpaSplitChunk keys each (online-softmax (max, sum, acc) in scratch), then a combine dispatch.
+//         1 split-KV for S == 1 and input_pos + 1 >= the tuning policy's sdpa_split_min_context (read at
+//           every execute, webgpu/tuning.h): partials of the kernel's WG_KEYS keys each (online-softmax (max, sum, acc) in scratch), then a combine dispatch.
 // Errors: shape/dtype/argument problems at build (InvalidArgument; masks and dropout are Unsupported); the
 // scores scratch beyond maxStorageBufferBindingSize is a LimitError at build; input_pos < 0 or
 // input_pos + S > C_max a LimitError at execute (nothing is written, the graph stays usable).
-#include "ops/attention/sdpa.h"
 
-#include <atomic>
 #include <cmath>
 
 #include "graph/op_builder.h"
@@ -27,13 +25,12 @@ namespace wgrt::ops {
 
 namespace {
 
-std::atomic<int64_t> g_split_min_context{512};
-
 struct SdpaParams {
   uint32_t rows, seq, hq, hkv, d, pos, c_max, causal;
   float scale;
   uint32_t chunk, nchunks, pad;
 };
+WGRT_UNIFORM(SdpaParams, rows, seq, hq, hkv, d, pos, c_max, causal, scale, chunk, nchunks, pad);
 
 enum Arg : size_t { Q, K, V, KC, VC, POS, SEQ_LEN, MASK, DROPOUT, CAUSAL, SCALE, OUT, NARGS };
 
@@ -68,20 +65,19 @@ void build_sdpa(OpBuilder& b) {
   if (score_bytes > limit)
     throw LimitError(b.where() + fmt::format("attention scores for {} queries x {} keys need {} bytes, beyond "
                                              "maxStorageBufferBindingSize {}", q[0] * q[1] * q[2], c_max, score_bytes, limit));
-  const uint64_t max_chunks = div_up(uint64_t(c_max), kSdpaSplitChunk);
+  const webgpu::KernelSpec part_spec{"ops/attention/sdpa_split.wgsl", "partial", {}, {}};
+  const uint64_t split_chunk = webgpu::PipelineCache::value(part_spec, "WG_KEYS");  // keys per split-KV chunk
+  const uint64_t max_chunks = div_up(uint64_t(c_max), split_chunk);
   const uint64_t part_bytes = uint64_t(q[0]) * uint64_t(q[2]) * max_chunks * uint64_t(q[3] + 2) * 4;
   ScratchRef scores = b.scratch(score_bytes, "attention scores");
   ScratchRef partials = b.scratch(part_bytes, "split-KV partials");
 
   CacheWrite wkv = declare_kv_cache_write(b, K, V, KC, VC);
-  UniformRef params = b.uniform(sizeof(SdpaParams));
-  using webgpu::BindingType;
-  auto ro = BindingType::ReadOnlyStorage, rw = BindingType::Storage;
-  std::vector<BindingType> layout = {ro, ro, ro, rw, rw, BindingType::Uniform};
+  UniformRef params = b.uniform<SdpaParams>();
   auto t = [&](size_t i) { return Binding::tensor(b.arg(i)); };
-  DispatchRef general = b.dispatch({"ops/attention/sdpa.wgsl", "main", layout, {}, {}}, {t(Q), t(KC), t(VC), scores, t(OUT), params}, 0);
-  DispatchRef part = b.dispatch({"ops/attention/sdpa_split.wgsl", "partial", layout, {}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), params}, 1);
-  DispatchRef combine = b.dispatch({"ops/attention/sdpa_split.wgsl", "combine", layout, {}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), params}, 1);
+  DispatchRef general = b.dispatch({"ops/attention/sdpa.wgsl", "main", {}, {}}, {t(Q), t(KC), t(VC), scores, t(OUT), params}, 0);
+  DispatchRef part = b.dispatch(part_spec, {t(Q), t(KC), t(VC), partials, t(OUT), params}, 1);
+  DispatchRef combine = b.dispatch({"ops/attention/sdpa_split.wgsl", "combine", {}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), params}, 1);
 
   b.on_resize([=](ResizeContext& r) {
     const Dims q = r.tensor(Q).dims, k = r.tensor(K).dims;
@@ -104,9 +100,9 @@ void build_sdpa(OpBuilder& b) {
     p.causal = causal ? 1u : 0u;
     p.scale = scale;
     const int64_t ctx = pos + q[1];
-    const bool split = q[1] == 1 && ctx >= g_split_min_context.load();
-    p.chunk = uint32_t(kSdpaSplitChunk);
-    p.nchunks = split ? uint32_t(div_up(uint64_t(ctx), kSdpaSplitChunk)) : 1u;
+    const bool split = q[1] == 1 && ctx >= r.tuning().sdpa_split_min_context;
+    p.chunk = uint32_t(split_chunk);
+    p.nchunks = split ? uint32_t(div_up(uint64_t(ctx), split_chunk)) : 1u;
     r.set_uniform(params, p);
     r.select_route(split ? 1 : 0);
     r.set_workgroups(general, split ? 0 : p.rows);
@@ -116,9 +112,6 @@ void build_sdpa(OpBuilder& b) {
 }
 
 }  // namespace
-
-void set_sdpa_split_min_context(int64_t keys) { g_split_min_context.store(keys); }
-int64_t sdpa_split_min_context() { return g_split_min_context.load(); }
 
 void register_attention_ops(OpRegistry& r) {
   r.add({"llama.sdpa_with_kv_cache.default", build_sdpa,

@@ -32,14 +32,14 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     scores[sbase + t] = s;
     m = max(m, s);
   }
-  m = reduce_max(m, lid);
+  m = workgroup_max(m, lid);
   var l = 0.0;
   for (var t = lid; t < n; t += WG) {
     let e = exp(scores[sbase + t] - m);
     scores[sbase + t] = e;
     l += e;
   }
-  l = reduce_sum(l, lid);
+  l = workgroup_sum(l, lid);
   storageBarrier();
   let lanes = pv_lanes();
   let groups = pv_groups();

@@ -1,4 +1,6 @@
-// Shared declarations of the sdpa_with_kv_cache kernels (sdpa.wgsl, sdpa_split.wgsl).
+// Shared declarations of the sdpa_with_kv_cache kernels (sdpa.wgsl, sdpa_split.wgsl); reductions from
+// ops/common/reduce.wgsl.
+#include "ops/common/reduce.wgsl"
 // Layouts (row-major): q, out [B, S, Hq, D]; k_cache, v_cache [B, C_max, Hkv, D].
 // Query row r = (b*S + s)*Hq + h reads kv head h / (Hq/Hkv) (GQA). With the causal mask, query s sees keys
 // t <= pos + s; otherwise all t < pos + S.
@@ -22,7 +24,6 @@ const MAX_D : u32 = 256u;
 const NEG_INF : f32 = -3.402823e38;
 
 var<workgroup> q_sh : array<f32, MAX_D>;
-var<workgroup> red : array<f32, WG>;
 var<workgroup> part : array<f32, 512>;
 
 fn row_batch(r : u32) -> u32 { return r / (p.seq * p.hq); }
@@ -58,35 +59,6 @@ fn score(kb : u32, t : u32) -> f32 {
     acc += q_sh[d] * k_cache[base + d];
   }
   return acc;
-}
-
-// Workgroup reductions over red[]: every invocation passes its value, all get the result.
-fn reduce_max(x : f32, lid : u32) -> f32 {
-  red[lid] = x;
-  workgroupBarrier();
-  for (var s = WG / 2u; s > 0u; s /= 2u) {
-    if (lid < s) {
-      red[lid] = max(red[lid], red[lid + s]);
-    }
-    workgroupBarrier();
-  }
-  let v = red[0];
-  workgroupBarrier();
-  return v;
-}
-
-fn reduce_sum(x : f32, lid : u32) -> f32 {
-  red[lid] = x;
-  workgroupBarrier();
-  for (var s = WG / 2u; s > 0u; s /= 2u) {
-    if (lid < s) {
-      red[lid] = red[lid] + red[lid + s];
-    }
-    workgroupBarrier();
-  }
-  let v = red[0];
-  workgroupBarrier();
-  return v;
 }
 
 // Dims handled per invocation in the P·V phase: DT = min(D, WG) lanes per group, G = WG / DT groups; group g

@@ -4,21 +4,20 @@
 //   differ from Skv (cross attention). The mask is additive (e.g. 0 / -inf); it may have rank 2..4 and size-1
 //   dims broadcast (read with stride 0, no copy). A query row whose keys are all -inf gives output 0 (PyTorch's
 //   math gives NaN); no NaN is produced for any -inf pattern.
-// Routes, picked at every execute from the live sizes (sdpa_encoder.h can force one at build):
+// Routes, picked at every execute from the live sizes (the tuning policy's sdpa_encoder_route can force one at build):
 //   0 (GEMM): per chunk of query rows three dispatches on a pooled scratch (OpBuilder::scratch) of scores
 //     [B*H, rows, Skv]: the tiled GEMM core (ops/linear/gemm.wgsl) computes scale * q k^T, an in-place row
 //     softmax adds the mask (sdpa_encoder_softmax.wgsl), the GEMM core multiplies by v into out. The scratch is
-//     bounded by sdpa_encoder_score_bytes() (64 MiB by default, and maxStorageBufferBindingSize): the chunk has
+//     bounded by the policy's sdpa_encoder_score_bytes (64 MiB, and maxStorageBufferBindingSize): the chunk has
 //     rows = max(1, bound / (B*H*Skv*4)) query rows at the build-time max sizes, and ceil(Sq/rows) chunks run.
-//   1 (split-K, "channel attention": B*H*Sq <= 512 rows and Skv >= 1024): the keys are split into chunks of
-//     256 across workgroups (sdpa_encoder_split.wgsl writes per-chunk max, sum and partial outputs to scratch),
+//   1 (split-K, "channel attention": B*H*Sq <= 512 rows and Skv >= 1024, policy entries): the keys are split into
+//     chunks of SPLIT_KEYS (256) across workgroups (sdpa_encoder_split.wgsl writes per-chunk max, sum and
+//     partial outputs to scratch),
 //     then sdpa_encoder_combine.wgsl merges them (flash-decoding style log-sum-exp merge).
 // Grids fold past 65,535 workgroups (softmax, split and combine are 1-D); the GEMM grid's z = B*H must stay
 // within maxComputeWorkgroupsPerDimension. B, Sq, Skv may change between executes; H, D, Dv must stay.
 // Errors: InvalidArgument naming the node (ranks, shape mismatches, mask not broadcastable), LimitError when
 // B*H*Skv*4 (one query row of scores) exceeds the scratch bound.
-#include "ops/attention/sdpa_encoder.h"
-
 #include <algorithm>
 #include <cmath>
 
@@ -32,20 +31,22 @@ namespace wgrt::ops {
 
 namespace {
 
-SdpaEncoderRoute g_route = SdpaEncoderRoute::Auto;
-uint64_t g_score_bytes = kSdpaEncoderScoreBytes;
+using webgpu::SdpaEncoderRoute;
 
 struct SoftmaxParams {
   uint32_t rows, Mc, Skv, i0, H, has_mask, msb, msh, msi, msj, p0, p1;
 };
+WGRT_UNIFORM(SoftmaxParams, rows, Mc, Skv, i0, H, has_mask, msb, msh, msi, msj, p0, p1);
 struct SplitParams {
   uint32_t rows, Sq, Skv, D, Dv, H, nsplit, has_mask, msb, msh, msi, msj;
   float scale;
   uint32_t p0, p1, p2;
 };
+WGRT_UNIFORM(SplitParams, rows, Sq, Skv, D, Dv, H, nsplit, has_mask, msb, msh, msi, msj, scale, p0, p1, p2);
 struct CombineParams {
   uint32_t rows, Dv, nsplit, p0;
 };
+WGRT_UNIFORM(CombineParams, rows, Dv, nsplit, p0);
 
 struct MaskStrides {
   uint32_t b = 0, h = 0, i = 0, j = 0;
@@ -92,7 +93,9 @@ void build_sdpa(OpBuilder& b) {
     mask_strides(b, b.tensor(3).dims, {qd[0], H, qd[2], kd[2]});
   }
   const double scale = b.is_none(4) ? 1.0 / std::sqrt(double(D)) : b.real_arg(4);
-  const SdpaEncoderRoute forced = g_route;
+  const webgpu::Tuning& tune = b.device().tuning();
+  const SdpaEncoderRoute forced = tune.sdpa_encoder_route;
+  const int64_t split_max_rows = tune.sdpa_encoder_split_max_rows, split_min_keys = tune.sdpa_encoder_split_min_keys;
 
   // Max sizes (the build-time dims).
   const int64_t BH = qd[0] * H, Sq = qd[2], Skv = kd[2];
@@ -101,10 +104,9 @@ void build_sdpa(OpBuilder& b) {
   const Binding qb = Binding::tensor(b.arg(0)), kb = Binding::tensor(b.arg(1)), vb = Binding::tensor(b.arg(2)),
                 ob = Binding::tensor(b.arg(5));
   const Binding mb = has_mask ? Binding::tensor(b.arg(3)) : qb;
-  using webgpu::BindingType;
 
   // Route 0: chunks of query rows.
-  uint64_t bound = std::min<uint64_t>(g_score_bytes, b.device().limits().maxStorageBufferBindingSize);
+  uint64_t bound = std::min<uint64_t>(tune.sdpa_encoder_score_bytes, b.device().limits().maxStorageBufferBindingSize);
   const uint64_t row_bytes = uint64_t(BH) * uint64_t(Skv) * 4;
   std::vector<Chunk> chunks;
   int64_t crow = 0;
@@ -118,34 +120,30 @@ void build_sdpa(OpBuilder& b) {
     const int64_t n = (Sq + crow - 1) / crow;
     for (int64_t c = 0; c < n; ++c) {
       Chunk ch;
-      ch.qk_u = b.uniform(sizeof(GemmParams));
-      ch.sm_u = b.uniform(sizeof(SoftmaxParams));
-      ch.av_u = b.uniform(sizeof(GemmParams));
+      ch.qk_u = b.uniform<GemmParams>();
+      ch.sm_u = b.uniform<SoftmaxParams>();
+      ch.av_u = b.uniform<GemmParams>();
       ch.qk = b.dispatch(gemm_kernel(gemm_cfg, false, true), {qb, kb, qb, qb, scores, ch.qk_u}, 0);
-      ch.sm = b.dispatch({"ops/attention/sdpa_encoder_softmax.wgsl", "main",
-                          {BindingType::Storage, BindingType::ReadOnlyStorage, BindingType::Uniform}, {}, {}},
+      ch.sm = b.dispatch({"ops/attention/sdpa_encoder_softmax.wgsl", "main", {}, {}},
                          {scores, mb, ch.sm_u}, 0);
       ch.av = b.dispatch(gemm_kernel(gemm_cfg, false, false), {Binding(scores), vb, qb, qb, ob, ch.av_u}, 0);
       chunks.push_back(ch);
     }
   }
-  // Route 1: split-K.
-  const int64_t nsplit_max = (Skv + kSdpaSplitKeys - 1) / kSdpaSplitKeys;
-  const bool split_possible = forced == SdpaEncoderRoute::Split || (forced == SdpaEncoderRoute::Auto && Skv >= kSdpaSplitMinKeys);
-  const int64_t split_rows_max = forced == SdpaEncoderRoute::Split ? BH * Sq : std::min<int64_t>(BH * Sq, kSdpaSplitMaxRows);
+  // Route 1: split-K, SPLIT_KEYS keys per workgroup (the kernel's constant).
+  const webgpu::KernelSpec split_spec{"ops/attention/sdpa_encoder_split.wgsl", "main", {}, {}};
+  const int64_t split_keys = webgpu::PipelineCache::value(split_spec, "SPLIT_KEYS");
+  const int64_t nsplit_max = (Skv + split_keys - 1) / split_keys;
+  const bool split_possible = forced == SdpaEncoderRoute::Split || (forced == SdpaEncoderRoute::Auto && Skv >= split_min_keys);
+  const int64_t split_rows_max = forced == SdpaEncoderRoute::Split ? BH * Sq : std::min<int64_t>(BH * Sq, split_max_rows);
   UniformRef split_u{}, comb_u{};
   DispatchRef split_d{}, comb_d{};
   if (split_possible) {
     ScratchRef part = b.scratch(uint64_t(split_rows_max) * uint64_t(nsplit_max) * uint64_t(Dv + 2) * 4, "sdpa split partials");
-    split_u = b.uniform(sizeof(SplitParams));
-    comb_u = b.uniform(sizeof(CombineParams));
-    split_d = b.dispatch({"ops/attention/sdpa_encoder_split.wgsl", "main",
-                          {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
-                           BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform},
-                          {}, {}},
-                         {qb, kb, vb, mb, part, split_u}, 1);
-    comb_d = b.dispatch({"ops/attention/sdpa_encoder_combine.wgsl", "main",
-                         {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform}, {}, {}},
+    split_u = b.uniform<SplitParams>();
+    comb_u = b.uniform<CombineParams>();
+    split_d = b.dispatch(split_spec, {qb, kb, vb, mb, part, split_u}, 1);
+    comb_d = b.dispatch({"ops/attention/sdpa_encoder_combine.wgsl", "main", {}, {}},
                         {Binding(part), ob, comb_u}, 1);
   }
 
@@ -162,9 +160,9 @@ void build_sdpa(OpBuilder& b) {
     if (has_mask) ms = mask_strides(r, r.tensor(3).dims, {q[0], H, sq, skv});
     const int64_t rows = bh * sq;
     bool split = forced == SdpaEncoderRoute::Split ||
-                 (forced == SdpaEncoderRoute::Auto && split_possible && rows <= kSdpaSplitMaxRows && skv >= kSdpaSplitMinKeys);
+                 (forced == SdpaEncoderRoute::Auto && split_possible && rows <= split_max_rows && skv >= split_min_keys);
     if (split) {
-      const int64_t nsplit = (skv + kSdpaSplitKeys - 1) / kSdpaSplitKeys;
+      const int64_t nsplit = (skv + split_keys - 1) / split_keys;
       SplitParams sp{uint32_t(rows), uint32_t(sq), uint32_t(skv), uint32_t(D), uint32_t(Dv), uint32_t(H), uint32_t(nsplit),
                      has_mask, ms.b, ms.h, ms.i, ms.j, float(scale), 0, 0, 0};
       r.set_uniform(split_u, sp);
@@ -227,10 +225,6 @@ void build_sdpa(OpBuilder& b) {
 
 }  // namespace
 
-void set_sdpa_encoder_route(SdpaEncoderRoute r) { g_route = r; }
-SdpaEncoderRoute sdpa_encoder_route() { return g_route; }
-void set_sdpa_encoder_score_bytes(uint64_t bytes) { g_score_bytes = std::max<uint64_t>(bytes, 4); }
-uint64_t sdpa_encoder_score_bytes() { return g_score_bytes; }
 
 void register_sdpa_encoder_ops(OpRegistry& r) {
   r.add({"et_vk.sdpa.default", build_sdpa,

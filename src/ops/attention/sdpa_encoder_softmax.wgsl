@@ -5,6 +5,7 @@
 // probability 0 and a row with every entry masked gives all zeros (so the output row is 0, never NaN).
 // One 64-wide workgroup per row over a folded grid; max and sum by tree reductions.
 #include "ops/common/index.wgsl"
+#include "ops/common/reduce.wgsl"
 #include "ops/attention/sdpa_encoder_common.wgsl"
 
 struct Params {
@@ -17,7 +18,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> mask : array<f32>;
 @group(0) @binding(2) var<uniform> p : Params;
 
-var<workgroup> red : array<f32, 64>;
+const WG = 64u;
 
 fn logit(base : u32, mbase : u32, j : u32) -> f32 {
   var v = s[base + j];
@@ -31,7 +32,7 @@ fn logit(base : u32, mbase : u32, j : u32) -> f32 {
   return max(v, LOWEST);
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {
   let r = linear_workgroup(wid, nwg);
@@ -43,37 +44,20 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   let base = r * p.Skv;
   let mbase = (bh / p.H) * p.msb + (bh % p.H) * p.msh + i * p.msi;
   var m = LOWEST;
-  for (var j = lid; j < p.Skv; j += 64u) {
+  for (var j = lid; j < p.Skv; j += WG) {
     m = max(m, logit(base, mbase, j));
   }
-  red[lid] = m;
-  workgroupBarrier();
-  for (var st = 32u; st > 0u; st >>= 1u) {
-    if (lid < st) {
-      red[lid] = max(red[lid], red[lid + st]);
-    }
-    workgroupBarrier();
-  }
-  let rmax = red[0];
-  workgroupBarrier();
+  let rmax = workgroup_max(m, lid);
   let dead = rmax <= LOWEST;
   var sum = 0.0;
-  for (var j = lid; j < p.Skv; j += 64u) {
+  for (var j = lid; j < p.Skv; j += WG) {
     let v = logit(base, mbase, j);
     if (!dead && v > LOWEST) {
       sum += exp(v - rmax);
     }
   }
-  red[lid] = sum;
-  workgroupBarrier();
-  for (var st = 32u; st > 0u; st >>= 1u) {
-    if (lid < st) {
-      red[lid] += red[lid + st];
-    }
-    workgroupBarrier();
-  }
-  let inv = select(1.0 / red[0], 0.0, dead);
-  for (var j = lid; j < p.Skv; j += 64u) {
+  let inv = select(1.0 / workgroup_sum(sum, lid), 0.0, dead);
+  for (var j = lid; j < p.Skv; j += WG) {
     let v = logit(base, mbase, j);
     var e = 0.0;
     if (!dead && v > LOWEST) {

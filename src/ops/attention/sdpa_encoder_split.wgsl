@@ -5,6 +5,7 @@
 // and writes (m, l, o[0..Dv)) to part[(r * nsplit + c) * (Dv + 2)]. Masked (-inf) keys are skipped; a chunk
 // with no live key writes m = LOWEST, l = 0, o = 0. 256 invocations, one key each; folded grid.
 #include "ops/common/index.wgsl"
+#include "ops/common/reduce.wgsl"
 #include "ops/attention/sdpa_encoder_common.wgsl"
 
 struct Params {
@@ -21,10 +22,12 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> part : array<f32>;
 @group(0) @binding(5) var<uniform> p : Params;
 
-var<workgroup> red : array<f32, 256>;
-var<workgroup> pj : array<f32, 256>;
+const SPLIT_KEYS = 256u;  // keys per workgroup, one per invocation (read by the host)
 
-@compute @workgroup_size(256)
+const WG = SPLIT_KEYS;  // for ops/common/reduce.wgsl
+var<workgroup> pj : array<f32, SPLIT_KEYS>;
+
+@compute @workgroup_size(SPLIT_KEYS)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {
   let lw = linear_workgroup(wid, nwg);
@@ -35,7 +38,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   let c = lw % p.nsplit;
   let bh = r / p.Sq;
   let i = r % p.Sq;
-  let j = c * 256u + lid;
+  let j = c * SPLIT_KEYS + lid;
   var sc = LOWEST;
   if (j < p.Skv) {
     let qb = r * p.D;
@@ -55,38 +58,21 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     }
     sc = max(sc, LOWEST);
   }
-  red[lid] = sc;
-  workgroupBarrier();
-  for (var st = 128u; st > 0u; st >>= 1u) {
-    if (lid < st) {
-      red[lid] = max(red[lid], red[lid + st]);
-    }
-    workgroupBarrier();
-  }
-  let m = red[0];
-  workgroupBarrier();
+  let m = workgroup_max(sc, lid);
   var e = 0.0;
   if (m > LOWEST && sc > LOWEST) {
     e = exp(sc - m);
   }
   pj[lid] = e;
-  red[lid] = e;
-  workgroupBarrier();
-  for (var st = 128u; st > 0u; st >>= 1u) {
-    if (lid < st) {
-      red[lid] += red[lid + st];
-    }
-    workgroupBarrier();
-  }
-  let l = red[0];
+  let l = workgroup_sum(e, lid);  // its barriers also publish pj
   let out_base = (r * p.nsplit + c) * (p.Dv + 2u);
   if (lid == 0u) {
     part[out_base] = m;
     part[out_base + 1u] = l;
   }
-  let nk = min(256u, p.Skv - c * 256u);
-  let vb = (bh * p.Skv + c * 256u) * p.Dv;
-  for (var d = lid; d < p.Dv; d += 256u) {
+  let nk = min(SPLIT_KEYS, p.Skv - c * SPLIT_KEYS);
+  let vb = (bh * p.Skv + c * SPLIT_KEYS) * p.Dv;
+  for (var d = lid; d < p.Dv; d += SPLIT_KEYS) {
     var o = 0.0;
     for (var t = 0u; t < nk; t++) {
       o += pj[t] * v[vb + t * p.Dv + d];

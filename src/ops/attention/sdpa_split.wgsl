@@ -38,14 +38,14 @@ fn partial(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg 
     sc[t - t0] = s;
     m = max(m, s);
   }
-  m = reduce_max(m, lid);
+  m = workgroup_max(m, lid);
   var l = 0.0;
   for (var t = t0 + lid; t < t1; t += WG) {
     let e = exp(sc[t - t0] - m);
     sc[t - t0] = e;
     l += e;
   }
-  l = reduce_sum(l, lid);  // its barriers also publish sc[]
+  l = workgroup_sum(l, lid);  // its barriers also publish sc[]
   let lanes = pv_lanes();
   let groups = pv_groups();
   let g = lid / lanes;

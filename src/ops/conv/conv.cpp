@@ -4,14 +4,16 @@
 // PyTorch semantics (torch.nn.functional.conv2d): zero padding, OH = (H + 2*ph - dh*(kh-1) - 1) / sh + 1
 // (floor). stride/padding/dilation take 1 value (both dims) or 2 (h, w). Only 2-D convolution (4-D x);
 // transposed = true throws Unsupported. Routes (fixed at build by groups):
-//   groups == 1: implicit-im2col tiled GEMM (conv_gemm.wgsl), 64x64 output tiles over (O, OH*OW) per image;
-//   groups > 1 (grouped, depthwise): direct convolution (conv_direct.wgsl), one invocation per output.
-// Both fold their 1-D grids past maxComputeWorkgroupsPerDimension. N, H, W may change between executes
+//   groups == 1: the shared GEMM (the device's choice, ops/linear/gemm.h) with an implicit-im2col B loader
+//     (conv_gemm.wgsl tiled, conv_gemm_cpu.wgsl on CPU adapters), batch = images;
+//   groups > 1 (grouped, depthwise): direct convolution (conv_direct.wgsl), one invocation per output, 1-D grid
+//     folded past maxComputeWorkgroupsPerDimension. N, H, W may change between executes
 // (resize hook); C must stay the build-time value. Errors: InvalidArgument naming the node (bad ranks,
 // channel/group mismatch, non-positive stride/dilation, negative padding, empty output).
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
 #include "ops/families.h"
+#include "ops/linear/gemm.h"
 #include "wgrt/error.h"
 
 namespace wgrt::ops {
@@ -22,6 +24,7 @@ struct ConvParams {
   uint32_t N, C, H, W, O, OH, OW, groups, kh, kw, sh, sw, ph, pw, dh, dw, cpg, opg, K, has_bias, tiles_n, tiles_m,
       total, pad;
 };
+WGRT_UNIFORM(ConvParams, N, C, H, W, O, OH, OW, groups, kh, kw, sh, sw, ph, pw, dh, dw, cpg, opg, K, has_bias, tiles_n, tiles_m, total, pad);
 static_assert(sizeof(ConvParams) == 96);
 
 // A 2-D IntList argument: 1 value (repeated) or 2.
@@ -59,14 +62,20 @@ void build_conv(OpBuilder& b) {
   }
   const int64_t kh = wd[2], kw = wd[3];
   const bool gemm = groups == 1;
-  UniformRef u = b.uniform(sizeof(ConvParams));
-  using webgpu::BindingType;
-  const std::vector<BindingType> layout = {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
-                                           BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform};
-  const Binding xb = Binding::tensor(b.arg(0));
-  DispatchRef d = b.dispatch({gemm ? "ops/conv/conv_gemm.wgsl" : "ops/conv/conv_direct.wgsl", "main", layout, {}, {}},
-                             {xb, Binding::tensor(b.arg(1)), has_bias ? Binding::tensor(b.arg(2)) : xb,
-                              Binding::tensor(b.arg(9)), u});
+  UniformRef u = b.uniform<ConvParams>();
+  const Binding xb = Binding::tensor(b.arg(0)), wb = Binding::tensor(b.arg(1)), ob = Binding::tensor(b.arg(9));
+  const Binding biasb = has_bias ? Binding::tensor(b.arg(2)) : xb;
+  // groups == 1: the shared GEMM (the device's kernel choice) with an implicit-im2col B loader; else direct.
+  const GemmConfig cfg = gemm_config(b.device());
+  UniformRef gu{};
+  DispatchRef d;
+  if (gemm) {
+    gu = b.uniform<GemmParams>();
+    d = b.dispatch(gemm_variant(cfg, "ops/conv/conv_gemm.wgsl", "ops/conv/conv_gemm_cpu.wgsl"),
+                   {wb, xb, xb, biasb, ob, gu, u});
+  } else {
+    d = b.dispatch({"ops/conv/conv_direct.wgsl", "main", {}, {}}, {xb, wb, biasb, ob, u});
+  }
   b.on_resize([=](ResizeContext& r) {
     const Dims x = r.tensor(0).dims;
     if (x.size() != 4 || x[1] != C) r.fail("x '{}' has live dims {}; must be [N, {}, H, W]", r.tensor(0).name, dims_str(x), C);
@@ -100,26 +109,34 @@ void build_conv(OpBuilder& b) {
     p.opg = uint32_t(O / groups);
     p.K = uint32_t(C / groups * kh * kw);
     p.has_bias = has_bias;
-    uint64_t wgs = 0;
+    r.set_uniform(u, p);
     if (gemm) {
-      p.tiles_n = uint32_t(div_up(uint64_t(OH * OW), 64));
-      p.tiles_m = uint32_t(div_up(uint64_t(O), 64));
-      wgs = uint64_t(p.tiles_n) * p.tiles_m * p.N;
-      if (wgs >= (uint64_t(1) << 32)) r.fail("out {} needs too many tiles", dims_str(od));
-      p.total = uint32_t(wgs);
+      // out[z] (O x OH*OW) = W (O x K) * im2col(x[z]) (K x OH*OW) + bias (per row), z = image.
+      GemmParams g = contiguous_gemm(p.O, p.OH * p.OW, p.K, p.N);
+      g.a_sb = 0;  // one weight for every image
+      g.b_sb = p.C * p.H * p.W;
+      g.has_bias = has_bias;
+      g.bias_sm = 1;
+      g.bias_sn = 0;
+      r.set_uniform(gu, g);
+      try {
+        r.set_grid(d, gemm_grid(cfg, g, r.max_workgroups_per_dim()));
+      } catch (const InvalidArgument& e) {
+        r.fail("{}", e.what());
+      }
     } else {
       p.total = uint32_t(numel(od));
-      wgs = div_up(p.total, 64);
+      r.set_uniform(u, p);
+      r.set_invocations(d, p.total);
     }
-    r.set_uniform(u, p);
-    r.set_workgroups(d, wgs);
   });
 }
 
 }  // namespace
 
 void register_conv_ops(OpRegistry& r) {
-  r.add({"aten.convolution.default", build_conv, {"ops/conv/conv_gemm.wgsl:main", "ops/conv/conv_direct.wgsl:main"}, true});
+  r.add({"aten.convolution.default", build_conv,
+         {"ops/conv/conv_gemm.wgsl:main", "ops/conv/conv_gemm_cpu.wgsl:main", "ops/conv/conv_direct.wgsl:main"}, true});
 }
 
 }  // namespace wgrt::ops

@@ -16,12 +16,11 @@ namespace wgrt::ops {
 
 namespace {
 
-using webgpu::BindingType;
-const std::vector<BindingType> kLayout = {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform};
 
 struct ConvertParams {
   uint32_t n, p0, p1, p2;
 };
+WGRT_UNIFORM(ConvertParams, n, p0, p1, p2);
 
 void build_to_copy(OpBuilder& b) {
   b.check_args(3);
@@ -32,15 +31,15 @@ void build_to_copy(OpBuilder& b) {
   b.check(in == DType::F32 || in == DType::I32, "x '{}' must be f32 or i32, got {}", b.tensor(0).name, dtype_name(in));
   b.check_dtype(2, want);
   const uint32_t mode = in == want ? 0 : in == DType::F32 ? 1 : 2;
-  UniformRef u = b.uniform(sizeof(ConvertParams));
-  DispatchRef d = b.dispatch({"ops/convert/convert.wgsl", "main", kLayout, {{"MODE", double(mode)}}, {}},
+  UniformRef u = b.uniform<ConvertParams>();
+  DispatchRef d = b.dispatch({"ops/convert/convert.wgsl", "main", {{"MODE", double(mode)}}, {}},
                              {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(2)), u});
   b.on_resize([=](ResizeContext& r) {
     const Dims x = r.tensor(0).dims;
     if (numel(x) >= (int64_t(1) << 32)) r.fail("x {} too large", dims_str(x));
     r.set_dims(2, x);
     r.set_uniform(u, ConvertParams{uint32_t(numel(x)), 0, 0, 0});
-    r.set_workgroups(d, div_up(uint64_t(numel(x)), 256));
+    r.set_invocations(d, uint64_t(numel(x)));
   });
 }
 
@@ -49,6 +48,7 @@ struct CopyParams {
   uint32_t n, rank, src_off, dst_off;
   uint32_t shape[8], src_strides[8], dst_strides[8];
 };
+WGRT_UNIFORM(CopyParams, n, rank, src_off, dst_off, shape, src_strides, dst_strides);
 
 void build_split(OpBuilder& b) {
   b.check_args(4);
@@ -72,8 +72,8 @@ void build_split(OpBuilder& b) {
   std::vector<std::pair<UniformRef, DispatchRef>> disp;
   for (ValueId o : outs) {
     b.check(b.tensor_by_id(o).dtype == t, "output '{}' must have x's dtype {}", b.tensor_by_id(o).name, dtype_name(t));
-    UniformRef u = b.uniform(sizeof(CopyParams));
-    disp.push_back({u, b.dispatch({"ops/copy/strided_copy.wgsl", "main", kLayout, {}, {}},
+    UniformRef u = b.uniform<CopyParams>();
+    disp.push_back({u, b.dispatch({"ops/copy/strided_copy.wgsl", "main", {}, {}},
                                   {Binding::tensor(b.arg(0)), Binding::tensor(o), u})});
   }
   b.on_resize([=](ResizeContext& r) {
@@ -109,7 +109,7 @@ void build_split(OpBuilder& b) {
         ds *= od[k];
       }
       r.set_uniform(disp[i].first, p);
-      r.set_workgroups(disp[i].second, div_up(p.n, 256));
+      r.set_invocations(disp[i].second, p.n);
       off += sizes[i];
     }
   });

@@ -22,9 +22,8 @@ struct CopyParams {
   uint32_t n, rank, src_off, dst_off;
   uint32_t shape[8], src_strides[8], dst_strides[8];
 };
+WGRT_UNIFORM(CopyParams, n, rank, src_off, dst_off, shape, src_strides, dst_strides);
 
-using webgpu::BindingType;
-const std::vector<BindingType> kLayout = {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform};
 const char* kShader = "ops/copy/strided_copy.wgsl";
 
 std::vector<int64_t> contiguous_strides(const Dims& d) {
@@ -47,8 +46,8 @@ void check_32bit(OpBuilder& b, size_t i) {
 // A copy from tensor src_id into tensor dst_id (both node arguments or list members).
 CopyDispatch declare_copy(OpBuilder& b, ValueId src_id, ValueId dst_id) {
   CopyDispatch c;
-  c.params = b.uniform(sizeof(CopyParams));
-  c.dispatch = b.dispatch({kShader, "main", kLayout, {}, {}}, {Binding::tensor(src_id), Binding::tensor(dst_id), c.params});
+  c.params = b.uniform<CopyParams>();
+  c.dispatch = b.dispatch({kShader, "main", {}, {}}, {Binding::tensor(src_id), Binding::tensor(dst_id), c.params});
   return c;
 }
 
@@ -67,7 +66,7 @@ void set_copy(ResizeContext& r, const CopyDispatch& c, const Dims& shape, int64_
     p.dst_strides[k] = uint32_t(dst_strides[k]);
   }
   r.set_uniform(c.params, p);
-  r.set_workgroups(c.dispatch, div_up(p.n, 256));
+  r.set_invocations(c.dispatch, p.n);
 }
 
 int64_t norm_dim(int64_t dim, int64_t rank, const auto& ctx) {

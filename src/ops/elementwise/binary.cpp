@@ -1,6 +1,7 @@
 // aten.add.Tensor(a, b, alpha, out), aten.sub.Tensor(a, b, alpha, out), aten.mul.Tensor(a, b, out),
 // aten.div.Tensor(a, b, out): f32, NumPy broadcasting, rank <= 8 (PyTorch semantics: add/sub compute
-// a +- alpha * b). One implementation for all four; two routes: same-shape (direct indexing) and broadcast.
+// a +- alpha * b). One implementation for all four, each kernel the shared body (binary_body.wgsl) around
+// the op's expression (binary/<name>.wgsl); two routes: same-shape (direct indexing) and broadcast.
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
 #include "ops/elementwise/broadcast.h"
@@ -10,14 +11,18 @@ namespace wgrt::ops {
 
 namespace {
 
+std::string binary_kernel(const char* name) { return fmt::format("ops/elementwise/binary/{}.wgsl", name); }
+
 struct BinaryParams {
   uint32_t n, rank;
   float alpha;
   uint32_t pad;
   uint32_t out_dims[8], a_strides[8], b_strides[8];
 };
+WGRT_UNIFORM(BinaryParams, n, rank, alpha, pad, out_dims, a_strides, b_strides);
 
-void build_binary(OpBuilder& b, uint32_t op, bool has_alpha) {
+// Builds a binary node with kernel binary/<name>.wgsl.
+void build_binary(OpBuilder& b, const char* name, bool has_alpha) {
   b.check_args(has_alpha ? 4 : 3);
   size_t out = has_alpha ? 3 : 2;
   for (size_t i : {size_t(0), size_t(1), out}) b.check_dtype(i, DType::F32);
@@ -25,13 +30,10 @@ void build_binary(OpBuilder& b, uint32_t op, bool has_alpha) {
   for (size_t i : {size_t(0), size_t(1)}) b.check_rank(i, 0, 8);
   b.check(broadcast_shape(b.tensor(0).dims, b.tensor(1).dims).has_value(), "shapes {} and {} do not broadcast",
           dims_str(b.tensor(0).dims), dims_str(b.tensor(1).dims));
-  UniformRef params = b.uniform(sizeof(BinaryParams));
+  UniformRef params = b.uniform<BinaryParams>();
   std::vector<Binding> binds = {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(1)), Binding::tensor(b.arg(out)), params};
-  using webgpu::BindingType;
-  std::vector<BindingType> layout = {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage, BindingType::Storage,
-                                     BindingType::Uniform};
   auto spec = [&](bool bcast) {
-    return webgpu::KernelSpec{"ops/elementwise/binary.wgsl", "main", layout, {{"OP", double(op)}, {"BROADCAST", bcast ? 1.0 : 0.0}}, {}};
+    return webgpu::KernelSpec{binary_kernel(name), "main", {{"BROADCAST", bcast ? 1.0 : 0.0}}, {}};
   };
   DispatchRef same = b.dispatch(spec(false), binds, 0);
   DispatchRef bcast = b.dispatch(spec(true), binds, 1);
@@ -54,18 +56,16 @@ void build_binary(OpBuilder& b, uint32_t op, bool has_alpha) {
     r.set_uniform(params, p);
     bool direct = da == *shape && db == *shape;
     r.select_route(direct ? 0 : 1);
-    r.set_workgroups(direct ? same : bcast, div_up(p.n, 256));
+    r.set_invocations(direct ? same : bcast, p.n);
   });
 }
 
 }  // namespace
 
 void register_binary_ops(OpRegistry& r) {
-  std::vector<std::string> k = {"ops/elementwise/binary.wgsl:main"};
-  r.add({"aten.add.Tensor", [](OpBuilder& b) { build_binary(b, 0, true); }, k, true});
-  r.add({"aten.sub.Tensor", [](OpBuilder& b) { build_binary(b, 1, true); }, k, true});
-  r.add({"aten.mul.Tensor", [](OpBuilder& b) { build_binary(b, 2, false); }, k, true});
-  r.add({"aten.div.Tensor", [](OpBuilder& b) { build_binary(b, 3, false); }, k, true});
+  for (auto [op, kernel, alpha] : {std::tuple{"aten.add.Tensor", "add", true}, {"aten.sub.Tensor", "sub", true},
+                                   {"aten.mul.Tensor", "mul", false}, {"aten.div.Tensor", "div", false}})
+    r.add({op, [kernel, alpha](OpBuilder& b) { build_binary(b, kernel, alpha); }, {binary_kernel(kernel) + ":main"}});
 }
 
 }  // namespace wgrt::ops

@@ -13,6 +13,7 @@ namespace {
 struct SwigluParams {
   uint32_t n, h, a, b;
 };
+WGRT_UNIFORM(SwigluParams, n, h, a, b);
 
 void build_swiglu(OpBuilder& b) {
   b.check_args(2);
@@ -21,10 +22,8 @@ void build_swiglu(OpBuilder& b) {
   b.check_rank(0, 1, 8);
   const int64_t two_h = b.tensor(0).dims.back();
   b.check(two_h % 2 == 0 && two_h > 0, "the last dim of '{}' ({}) must be even (gate | up)", b.tensor(0).name, two_h);
-  UniformRef params = b.uniform(sizeof(SwigluParams));
-  using webgpu::BindingType;
-  DispatchRef d = b.dispatch({"ops/elementwise/swiglu.wgsl", "main",
-                              {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform}, {}, {}},
+  UniformRef params = b.uniform<SwigluParams>();
+  DispatchRef d = b.dispatch({"ops/elementwise/swiglu.wgsl", "main", {}, {}},
                              {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(1)), params});
   b.on_resize([=](ResizeContext& r) {
     Dims dims = r.tensor(0).dims;
@@ -33,7 +32,7 @@ void build_swiglu(OpBuilder& b) {
     r.set_dims(1, dims);
     SwigluParams p{uint32_t(numel(dims)), uint32_t(two_h / 2), 0, 0};
     r.set_uniform(params, p);
-    r.set_workgroups(d, div_up(p.n, 256));
+    r.set_invocations(d, p.n);
   });
 }
 

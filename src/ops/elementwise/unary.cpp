@@ -1,4 +1,5 @@
-// Elementwise unary ops on f32 tensors of any shape (output shape = input shape), one shared kernel:
+// Elementwise unary ops on f32 tensors of any shape (output shape = input shape), one kernel per op, each the
+// shared body (ops/elementwise/unary_body.wgsl) around the op's expression (ops/elementwise/unary/<name>.wgsl):
 //   aten.silu.default(x, out)                     x * sigmoid(x)
 //   aten.gelu.default(x, approximate, out)        approximate "none": 0.5x(1+erf(x/sqrt2)); "tanh": GELU tanh form
 //   aten.sigmoid.default(x, out), aten.relu.default(x, out), aten.tanh.default(x, out), aten.neg.default(x, out)
@@ -21,43 +22,41 @@ struct UnaryParams {
   float p0, p1;
   uint32_t pad;
 };
+WGRT_UNIFORM(UnaryParams, n, p0, p1, pad);
 
-enum UnaryOp : uint32_t { Silu, GeluErf, GeluTanh, Sigmoid, Relu, Tanh, LeakyRelu, Hardswish, Clamp, Neg };
+std::string unary_kernel(const char* name) { return fmt::format("ops/elementwise/unary/{}.wgsl", name); }
 
-// Builds a unary node: x is argument 0, out the last argument; p0/p1 from the op's scalar arguments.
-void build_unary(OpBuilder& b, UnaryOp op, float p0, float p1) {
+// Builds a unary node with kernel unary/<name>.wgsl: x is argument 0, out the last argument; p0/p1 are the
+// op's scalar arguments as the kernel reads them.
+void build_unary(OpBuilder& b, const char* name, float p0 = 0, float p1 = 0) {
   size_t out = b.num_args() - 1;
   b.check_dtype(0, DType::F32);
   b.check_dtype(out, DType::F32);
-  UniformRef params = b.uniform(sizeof(UnaryParams));
-  using webgpu::BindingType;
-  DispatchRef d = b.dispatch({"ops/elementwise/unary.wgsl", "main",
-                              {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform},
-                              {{"OP", double(op)}}, {}},
+  UniformRef params = b.uniform<UnaryParams>();
+  DispatchRef d = b.dispatch({unary_kernel(name), "main", {}, {}},
                              {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(out)), params});
   b.on_resize([=](ResizeContext& r) {
     const Dims dims = r.tensor(0).dims;
     r.set_dims(out, dims);
-    UnaryParams p{uint32_t(numel(dims)), p0, p1, 0};
-    r.set_uniform(params, p);
-    r.set_workgroups(d, div_up(p.n, 256));
+    r.set_uniform(params, UnaryParams{uint32_t(numel(dims)), p0, p1, 0});
+    r.set_invocations(d, numel(dims));
   });
 }
 
-OpDef simple(const char* name, UnaryOp op) {
-  return {name, [op](OpBuilder& b) { b.check_args(2); build_unary(b, op, 0, 0); }, {"ops/elementwise/unary.wgsl:main"}, true};
+// An op of one argument whose kernel is unary/<kernel>.wgsl.
+OpDef simple(const char* op, const char* kernel) {
+  return {op, [kernel](OpBuilder& b) { b.check_args(2); build_unary(b, kernel); }, {unary_kernel(kernel) + ":main"}};
 }
 
 }  // namespace
 
 void register_unary_ops(OpRegistry& r) {
-  const std::vector<std::string> k = {"ops/elementwise/unary.wgsl:main"};
-  r.add(simple("aten.silu.default", Silu));
-  r.add(simple("aten.sigmoid.default", Sigmoid));
-  r.add(simple("aten.relu.default", Relu));
-  r.add(simple("aten.tanh.default", Tanh));
-  r.add(simple("aten.neg.default", Neg));
-  r.add(simple("aten.hardswish.default", Hardswish));
+  r.add(simple("aten.silu.default", "silu"));
+  r.add(simple("aten.sigmoid.default", "sigmoid"));
+  r.add(simple("aten.relu.default", "relu"));
+  r.add(simple("aten.tanh.default", "tanh"));
+  r.add(simple("aten.neg.default", "neg"));
+  r.add(simple("aten.hardswish.default", "hardswish"));
   r.add({"aten.gelu.default",
          [](OpBuilder& b) {
            b.check_args(3);
@@ -65,23 +64,23 @@ void register_unary_ops(OpRegistry& r) {
            if (auto* s = std::get_if<std::string>(&b.value(1))) approx = *s;
            else b.check(b.is_none(1), "argument 1 (approximate) must be a string");
            b.check(approx == "none" || approx == "tanh", "approximate must be 'none' or 'tanh', got '{}'", approx);
-           build_unary(b, approx == "tanh" ? GeluTanh : GeluErf, 0, 0);
+           build_unary(b, approx == "tanh" ? "gelu_tanh" : "gelu_erf");
          },
-         k, true});
+         {unary_kernel("gelu_erf") + ":main", unary_kernel("gelu_tanh") + ":main"}});
   r.add({"aten.leaky_relu.default",
          [](OpBuilder& b) {
            b.check_args(3);
-           build_unary(b, LeakyRelu, float(b.real_arg(1)), 0);
+           build_unary(b, "leaky_relu", float(b.real_arg(1)));
          },
-         k, true});
+         {unary_kernel("leaky_relu") + ":main"}});
   r.add({"aten.clamp.default",
          [](OpBuilder& b) {
            b.check_args(4);
            float lo = b.is_none(1) ? -std::numeric_limits<float>::infinity() : float(b.real_arg(1));
            float hi = b.is_none(2) ? std::numeric_limits<float>::infinity() : float(b.real_arg(2));
-           build_unary(b, Clamp, lo, hi);
+           build_unary(b, "clamp", lo, hi);
          },
-         k, true});
+         {unary_kernel("clamp") + ":main"}});
 }
 
 }  // namespace wgrt::ops

@@ -17,6 +17,7 @@ namespace {
 struct EmbParams {
   uint32_t n, D, V, group;
 };
+WGRT_UNIFORM(EmbParams, n, D, V, group);
 
 void build_embedding(OpBuilder& b, bool q4) {
   size_t wi = 0, si = 1, ii = q4 ? 3 : 1, oi = b.num_args() - 1;
@@ -43,13 +44,9 @@ void build_embedding(OpBuilder& b, bool q4) {
   b.check(V > 0 && D > 0, "weight '{}' {} is empty", w.name, dims_str(w.dims));
   b.check(V < (int64_t(1) << 31), "vocabulary {} too large", V);
   b.check_rank(ii, 0, 7);
-  UniformRef u = b.uniform(sizeof(EmbParams));
-  using webgpu::BindingType;
+  UniformRef u = b.uniform<EmbParams>();
   Binding idx = Binding::tensor(b.arg(ii));
-  DispatchRef d = b.dispatch({"ops/embedding/embedding.wgsl", "main",
-                              {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
-                               BindingType::Storage, BindingType::Uniform},
-                              {{"Q4", q4 ? 1.0 : 0.0}}, {}},
+  DispatchRef d = b.dispatch({"ops/embedding/embedding.wgsl", "main", {{"Q4", q4 ? 1.0 : 0.0}}, {}},
                              {Binding::tensor(b.arg(wi)), q4 ? Binding::tensor(b.arg(si)) : idx, idx,
                               Binding::tensor(b.arg(oi)), u});
   b.on_resize([=](ResizeContext& r) {
@@ -59,7 +56,7 @@ void build_embedding(OpBuilder& b, bool q4) {
     const uint64_t n = uint64_t(numel(od));
     if (n >= (uint64_t(1) << 32)) r.fail("output {} too large", dims_str(od));
     r.set_uniform(u, EmbParams{uint32_t(n), uint32_t(D), uint32_t(V), uint32_t(G)});
-    r.set_workgroups(d, div_up(n, 256));
+    r.set_invocations(d, n);
   });
 }
 

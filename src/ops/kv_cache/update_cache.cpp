@@ -12,6 +12,11 @@ namespace wgrt::ops {
 
 namespace {
 
+struct CacheParams {
+  uint32_t n, row, seq, c_max, pos, pad0, pad1, pad2;
+};
+WGRT_UNIFORM(CacheParams, n, row, seq, c_max, pos, pad0, pad1, pad2);
+
 void check_pair(OpBuilder& b, size_t value, size_t cache) {
   b.check_dtype(value, DType::F32);
   b.check_dtype(cache, DType::F32);
@@ -34,10 +39,10 @@ void check_live(ResizeContext& r, size_t value, size_t cache, int64_t pos) {
 }
 
 void set_write(ResizeContext& r, const CacheWrite& w, const Dims& v, const Dims& c, int64_t pos, uint32_t layers) {
-  uint32_t p[8] = {uint32_t(numel(v)), uint32_t(v[2] * v[3]), uint32_t(std::max<int64_t>(v[1], 1)), uint32_t(c[1]),
-                   uint32_t(pos), 0, 0, 0};
+  const CacheParams p{uint32_t(numel(v)), uint32_t(v[2] * v[3]), uint32_t(std::max<int64_t>(v[1], 1)), uint32_t(c[1]),
+                      uint32_t(pos), 0, 0, 0};
   r.set_uniform(w.params, p);
-  r.set_workgroups(w.dispatch, div_up(uint64_t(p[0]), 256), layers);
+  r.set_invocations(w.dispatch, p.n, layers);
 }
 
 }  // namespace
@@ -45,10 +50,8 @@ void set_write(ResizeContext& r, const CacheWrite& w, const Dims& v, const Dims&
 CacheWrite declare_cache_write(OpBuilder& b, size_t value, size_t cache) {
   check_pair(b, value, cache);
   CacheWrite w;
-  w.params = b.uniform(8 * sizeof(uint32_t));
-  using webgpu::BindingType;
-  w.dispatch = b.dispatch({"ops/kv_cache/update_cache.wgsl", "main",
-                           {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform}, {}, {}},
+  w.params = b.uniform<CacheParams>();
+  w.dispatch = b.dispatch({"ops/kv_cache/update_cache.wgsl", "main", {}, {}},
                           {Binding::tensor(b.arg(value)), Binding::tensor(b.arg(cache)), w.params});
   return w;
 }
@@ -64,10 +67,8 @@ CacheWrite declare_kv_cache_write(OpBuilder& b, size_t k, size_t v, size_t kc, s
   b.check(b.tensor(k).dims == b.tensor(v).dims && b.tensor(kc).dims == b.tensor(vc).dims,
           "k {} / v {} and their caches must have the same shapes", dims_str(b.tensor(k).dims), dims_str(b.tensor(v).dims));
   CacheWrite w;
-  w.params = b.uniform(8 * sizeof(uint32_t));
-  using webgpu::BindingType;
-  auto ro = BindingType::ReadOnlyStorage, rw = BindingType::Storage;
-  w.dispatch = b.dispatch({"ops/kv_cache/update_kv_cache.wgsl", "main", {ro, ro, rw, rw, BindingType::Uniform}, {}, {}},
+  w.params = b.uniform<CacheParams>();
+  w.dispatch = b.dispatch({"ops/kv_cache/update_kv_cache.wgsl", "main", {}, {}},
                           {Binding::tensor(b.arg(k)), Binding::tensor(b.arg(v)), Binding::tensor(b.arg(kc)),
                            Binding::tensor(b.arg(vc)), w.params});
   return w;

@@ -13,18 +13,18 @@
 //   Cpu (ops/linear/gemm_cpu.wgsl, for CPU adapters such as lavapipe): no workgroup memory or barriers; a
 //     workgroup owns 4*rq rows x wg columns, one column and 4*rq accumulators per invocation, A loads uniform.
 //     Grid (ceil(M/(4*rq)), ceil(N/wg), batch).
-// Rule (gemm_config): Cpu on adapters of type CPU, Tiled otherwise. The environment variable WGRT_GEMM
-// overrides it for experiments and tests: "tiled", "cpu" or "cpu,RQ,WG" (RQ in 1..4, WG in {8,16,...,256}
-// a multiple of 8); a malformed value throws InvalidArgument. The value is read on every call, so a caller
-// must pass the same GemmConfig to gemm_kernel and gemm_grid (the device-free overloads below read
-// WGRT_GEMM each time and default to Tiled).
+// Which kernel, and the Cpu kernel's shape, is the device's tuning policy's choice (webgpu/tuning.h: Cpu on
+// CPU adapters with subgroups of >= 8 lanes, else Tiled; WGRT_GEMM overrides it). The output tile of each
+// kernel is read from its WGSL (TILE_M, TILE_N), so gemm_config reflects the kernel once per build.
 // Any M, N, K works (out-of-range rows/cols are not written); q4 requires K % group == 0 (q4gsw_shape_ok).
 // Grids are checked against the device limit (gemm_grid throws InvalidArgument naming the sizes).
 #pragma once
 #include <cstdint>
 
+#include "graph/uniform_layout.h"
 #include "util/dispatch_grid.h"
 #include "webgpu/pipeline_cache.h"
+#include "webgpu/tuning.h"
 
 namespace wgrt::webgpu {
 class Device;
@@ -42,7 +42,8 @@ struct GemmParams {
   float alpha = 1.0f, beta = 1.0f;
   uint32_t pad1 = 0, pad2 = 0;
 };
-static_assert(sizeof(GemmParams) == 112);
+WGRT_UNIFORM(GemmParams, M, N, K, batch, a_off, a_sb, a_sm, a_sk, b_off, b_sb, b_sk, b_sn, c_off, c_sb, c_sm, c_sn,
+             bias_off, bias_sb, bias_sm, bias_sn, has_bias, group, s_sn, pad0, alpha, beta, pad1, pad2);
 
 // Batched row-major C[b] = A[b] · B[b] with contiguous A [batch, M, K], B [batch, K, N], C [batch, M, N]
 // (no bias, alpha 1, beta 1); callers adjust offsets and strides from there.
@@ -62,34 +63,28 @@ inline GemmParams contiguous_gemm(uint32_t M, uint32_t N, uint32_t K, uint32_t b
   return p;
 }
 
-constexpr uint32_t kGemmTile = 64;  // Tiled kernel: outputs per workgroup in m and n
-
+// A GEMM kernel choice (the policy's GemmTuning) and its output tile.
 struct GemmConfig {
-  enum class Kind { Tiled, Cpu };
+  using Kind = webgpu::GemmTuning::Kind;
   Kind kind = Kind::Tiled;
-  uint32_t rq = 4;   // Cpu: row quads per workgroup (rows = 4 * rq), 1..4
-  uint32_t wg = 64;  // Cpu: invocations (= columns) per workgroup
-  uint32_t tile_m() const { return kind == Kind::Tiled ? kGemmTile : 4 * rq; }
-  uint32_t tile_n() const { return kind == Kind::Tiled ? kGemmTile : wg; }
+  uint32_t rq = 4, wg = 64;         // Cpu: row quads and invocations per workgroup (override constants RQ, WG)
+  uint32_t tile_m = 0, tile_n = 0;  // outputs per workgroup in m and n (the kernel's TILE_M / TILE_N)
 };
 
-// WGRT_GEMM if set (see above), else the rule for dev's adapter type. Throws InvalidArgument if WGRT_GEMM
-// selects Cpu on a device where gemm_cpu_supported is false.
+// `t` with its tile reflected from the kernel's WGSL. Throws InvalidArgument if the WGSL lacks TILE_M / TILE_N.
+GemmConfig gemm_config(const webgpu::GemmTuning& t);
+// The device's policy choice (dev.tuning().gemm).
 GemmConfig gemm_config(const webgpu::Device& dev);
-// The Cpu kernel needs the subgroups feature with subgroups of at least 8 invocations (it broadcasts lanes 0..7).
-bool gemm_cpu_supported(const webgpu::Device& dev);
-// WGRT_GEMM if set, else Tiled.
-GemmConfig gemm_config_default();
 
 // q4: B is a q4gsw weight (K % group == 0). b_k_fast: B's k stride is the small one (weights [N, K]); the Tiled
 // kernel stages B accordingly (the Cpu kernel ignores it).
 webgpu::KernelSpec gemm_kernel(const GemmConfig& cfg, bool q4, bool b_k_fast = true);
 
+// A B-loader variant of the GEMM kernels (e.g. ops/conv's implicit im2col): `tiled` / `cpu` are WGSL files that
+// include ops/linear/gemm_tiled_body.wgsl / gemm_cpu_body.wgsl and define the B loader; cfg picks one.
+webgpu::KernelSpec gemm_variant(const GemmConfig& cfg, const char* tiled, const char* cpu);
+
 // Grid for p under cfg; throws InvalidArgument if a dimension exceeds max_per_dim.
 Grid gemm_grid(const GemmConfig& cfg, const GemmParams& p, uint32_t max_per_dim);
-
-// Device-free forms: gemm_config_default().
-webgpu::KernelSpec gemm_kernel(bool q4, bool b_k_fast = true);
-Grid gemm_grid(const GemmParams& p, uint32_t max_per_dim);
 
 }  // namespace wgrt::ops

@@ -10,6 +10,9 @@
 #include "ops/linear/gemv_params.wgsl"
 
 override RPT : u32 = 4u;  // rows per invocation, 1..4
+const ROW_LANES = 8u;
+const K_LANES = 32u;
+override ROWS_PER_WG : u32 = ROW_LANES * RPT;  // read by the host for the grid
 
 var<private> m_row : u32;  // row of x / out (M > 1 runs one grid layer per row)
 
@@ -19,9 +22,9 @@ var<private> m_row : u32;  // row of x / out (M > 1 runs one grid layer per row)
 @group(0) @binding(3) var<storage, read_write> out : array<f32>;
 @group(0) @binding(4) var<uniform> p : Params;
 
-var<workgroup> part : array<f32, 1056>;  // [8 * 4 rows][33]
+var<workgroup> part : array<f32, ROW_LANES * RPT * (K_LANES + 1u)>;  // [8 * RPT rows][33]
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(ROW_LANES * K_LANES)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {
   m_row = wid.z;
@@ -29,31 +32,31 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   if (wg >= p.nwg) {
     return;
   }
-  let r = lid / 32u;
-  let t = lid % 32u;
-  let rows = 8u * RPT;
+  let r = lid / K_LANES;
+  let t = lid % K_LANES;
+  let rows = ROW_LANES * RPT;
   let nv = p.K / 4u;
   var row_off : array<u32, 4>;
   for (var i = 0u; i < RPT; i++) {
-    row_off[i] = min(wg * rows + r + 8u * i, p.N - 1u) * nv;
+    row_off[i] = min(wg * rows + r + ROW_LANES * i, p.N - 1u) * nv;
   }
   var acc = vec4<f32>(0.0);
-  for (var v = t; v < nv; v += 32u) {
+  for (var v = t; v < nv; v += K_LANES) {
     let xv = x[m_row * (p.K / 4u) + v];
     for (var i = 0u; i < RPT; i++) {
       acc[i] += dot(w[row_off[i] + v], xv);
     }
   }
   for (var i = 0u; i < RPT; i++) {
-    part[(r + 8u * i) * 33u + t] = acc[i];
+    part[(r + ROW_LANES * i) * (K_LANES + 1u) + t] = acc[i];
   }
   workgroupBarrier();
   if (lid < rows) {
     let n = wg * rows + lid;
     if (n < p.N) {
       var s = 0.0;
-      for (var j = 0u; j < 32u; j++) {
-        s += part[lid * 33u + j];
+      for (var j = 0u; j < K_LANES; j++) {
+        s += part[lid * (K_LANES + 1u) + j];
       }
       if (p.has_bias != 0u) {
         s += bias[p.n_base + n];

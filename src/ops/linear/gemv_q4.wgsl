@@ -20,10 +20,12 @@
 
 override RPT : u32 = 4u;  // rows per invocation, 1..8
 override TK : u32 = 64u;  // k lanes
-override TR : u32 = 4u;   // row lanes; TR * RPT * (TK + 1) <= 2112, RPT <= TK, TK % RPT == 0
+override TR : u32 = 4u;   // row lanes; RPT <= TK, TK % RPT == 0
 override XV : u32 = 0u;   // x staged in workgroup memory: K / 4 vec4 (0: read from the storage buffer)
 
-var<workgroup> part : array<f32, 2112>;  // [TR * RPT rows][TK + 1] (padded against bank conflicts)
+override ROWS_PER_WG : u32 = TR * RPT;  // read by the host for the grid
+
+var<workgroup> part : array<f32, TR * RPT * (TK + 1u)>;  // [TR * RPT rows][TK + 1] (padded against bank conflicts)
 var<workgroup> xs : array<vec4<f32>, max(XV, 1u)>;  // [8][K / 32]: xs[w * K / 32 + v] = x[8 v + w]
 
 @compute @workgroup_size(TK * TR)

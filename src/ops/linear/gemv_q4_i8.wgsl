@@ -29,18 +29,19 @@
 // for the even k of each word (bytes of code nibbles 0, 2, 4, 6), 1 for the odd; component c for word c of the
 // block), so the TK k lanes of a row, which take consecutive blocks, read consecutive addresses; plus the
 // block's 2^-e, 8 * the sum of q per word, and the largest exponent per word (staging only): 132 bytes per 32 k
-// beside the reduction buffer (linear.cpp checks the fit as Dawn counts it, each variable rounded up to 16
-// bytes). Staging runs one invocation per word of 8 k.
+// beside the reduction buffer (the host reflects the declarations below to check the fit, wgsl_reflect.h). Staging runs one invocation per word of 8 k.
 #include "ops/common/index.wgsl"
 #include "ops/linear/gemv_q4_bindings.wgsl"
 #include "ops/linear/gemv_q4_reduce.wgsl"
 
 override RPT : u32 = 8u;  // rows per invocation, 1..8
 override TK : u32 = 32u;  // k lanes
-override TR : u32 = 8u;   // row lanes; TR * RPT * (TK + 1) <= 2112, RPT <= TK, TK % RPT == 0
+override TR : u32 = 8u;   // row lanes; RPT <= TK, TK % RPT == 0
 override XB : u32 = 64u;  // K / 32: blocks of x
 
-var<workgroup> part : array<f32, 2112>;        // reduction buffer (gemv_q4_reduce.wgsl)
+override ROWS_PER_WG : u32 = TR * RPT;  // read by the host for the grid
+
+var<workgroup> part : array<f32, TR * RPT * (TK + 1u)>;  // reduction buffer (gemv_q4_reduce.wgsl)
 var<workgroup> xq : array<vec4<u32>, 6u * XB>;  // byte planes of q, [6][XB]
 var<workgroup> xsc : array<f32, XB>;            // 2^-e per block (NaN: the block holds an inf or NaN)
 var<workgroup> xs8 : array<vec4<i32>, XB>;      // 8 * sum of q per word (component c: word c of the block)

@@ -1,7 +1,7 @@
 // Row ownership and the cross-lane reduction and store shared by the workgroup-memory q4 GEMV kernels (gemv_q4.wgsl,
 // gemv_q4_i8.wgsl). The including kernel declares the overrides TK (k lanes), TR (row lanes) and RPT (rows per
-// invocation), the workgroup buffer part : array<f32, 2112> ([TR * RPT rows][TK + 1], padded against bank
-// conflicts), the bindings bias / out / p and the private m_row; lane (r, t) = (lid / TK, lid % TK) passes its
+// invocation), the workgroup buffer part : array<f32, TR * RPT * (TK + 1)> ([TR * RPT rows][TK + 1], padded
+// against bank conflicts), the bindings bias / out / p and the private m_row; lane (r, t) = (lid / TK, lid % TK) passes its
 // RPT partial sums, acc[i] belonging to row r + TR * i of the workgroup.
 //
 // gemv_rows gives lane lid's RPT rows within this dispatch's slice (clamped to the last row: lanes past N

@@ -21,10 +21,11 @@ diagnostic(off, subgroup_uniformity);
 
 override RPT : u32 = 4u;  // rows per block, 1..8
 override BW : u32 = 8u;   // blocks per workgroup
-override KS : u32 = 1u;   // K slices per block; BW * RPT * KS <= 1024
+override KS : u32 = 1u;   // K slices per block
+override ROWS_PER_WG : u32 = BW * RPT;  // read by the host for the grid
 
 var<workgroup> sg_next : atomic<u32>;
-var<workgroup> part : array<f32, 1024>;  // [BW * RPT rows][KS] slice sums (KS > 1)
+var<workgroup> part : array<f32, BW * RPT * KS>;  // [BW * RPT rows][KS] slice sums (KS > 1)
 
 fn finish(n : u32, s : f32) {
   if (n < p.N) {

@@ -33,7 +33,7 @@ void build_matmul(OpBuilder& b, Kind kind) {
     beta = float(b.real_arg(3));
     alpha = float(b.real_arg(4));
   }
-  UniformRef u = b.uniform(sizeof(GemmParams));
+  UniformRef u = b.uniform<GemmParams>();
   const Binding A = Binding::tensor(b.arg(ai)), B = Binding::tensor(b.arg(bi)), C = Binding::tensor(b.arg(oi));
   const Binding bias = has_bias ? Binding::tensor(b.arg(0)) : A;
   const GemmConfig cfg = gemm_config(b.device());

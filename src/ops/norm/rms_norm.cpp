@@ -16,6 +16,7 @@ struct RmsParams {
   float eps;
   uint32_t pad;
 };
+WGRT_UNIFORM(RmsParams, rows, D, eps, pad);
 
 // Shared by both ops: x at argument 0, weight at `wi`, eps at `wi + 1`; checks and returns D.
 int64_t check_norm_args(OpBuilder& b, size_t wi) {
@@ -51,10 +52,8 @@ void build_rms_norm(OpBuilder& b) {
   b.check_args(4);
   b.check_dtype(3, DType::F32);
   const int64_t D = check_norm_args(b, 1);
-  UniformRef u = b.uniform(sizeof(RmsParams));
-  using webgpu::BindingType;
-  auto ro = BindingType::ReadOnlyStorage;
-  DispatchRef d = b.dispatch({"ops/norm/rms_norm.wgsl", "main", {ro, ro, BindingType::Storage, BindingType::Uniform}, {}, {}},
+  UniformRef u = b.uniform<RmsParams>();
+  DispatchRef d = b.dispatch({"ops/norm/rms_norm.wgsl", "main", {}, {}},
                              {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(1)), Binding::tensor(b.arg(3)), u});
   on_resize_rows(b, D, float(b.real_arg(2)), {3}, u, d);
 }
@@ -68,10 +67,8 @@ void build_add_rms_norm(OpBuilder& b) {
   for (size_t i : {size_t(1), size_t(4), size_t(5)}) b.check_dtype(i, DType::F32);
   b.check(b.tensor(1).dims == b.tensor(0).dims, "residual {} must have x's shape {}", dims_str(b.tensor(1).dims),
           dims_str(b.tensor(0).dims));
-  UniformRef u = b.uniform(sizeof(RmsParams));
-  using webgpu::BindingType;
-  auto ro = BindingType::ReadOnlyStorage, rw = BindingType::Storage;
-  DispatchRef d = b.dispatch({"ops/norm/add_rms_norm.wgsl", "main", {ro, ro, ro, rw, rw, BindingType::Uniform}, {}, {}},
+  UniformRef u = b.uniform<RmsParams>();
+  DispatchRef d = b.dispatch({"ops/norm/add_rms_norm.wgsl", "main", {}, {}},
                              {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(1)), Binding::tensor(b.arg(2)),
                               Binding::tensor(b.arg(4)), Binding::tensor(b.arg(5)), u});
   on_resize_rows(b, D, float(b.real_arg(3)), {4, 5}, u, d, 1);

@@ -1,30 +1,13 @@
-// RMSNorm, one workgroup (256 invocations) per row of D elements:
-//   out[r, i] = x[r, i] / sqrt(mean_i(x[r, i]^2) + eps) * weight[i]
-// Sum of squares: strided per-invocation partial sums, then a tree reduction in workgroup memory.
-// Grid: 1-D over rows, folded (linear_workgroup).
-#include "ops/common/index.wgsl"
-#include "ops/norm/rms_common.wgsl"
+// RMSNorm (et_vk.rms_norm): out[r, i] = x[r, i] / sqrt(mean_i(x[r, i]^2) + eps) * weight[i] (rms_norm_body.wgsl).
+#include "ops/norm/rms_norm_body.wgsl"
 
 @group(0) @binding(0) var<storage, read> x : array<f32>;
 @group(0) @binding(1) var<storage, read> weight : array<f32>;
 @group(0) @binding(2) var<storage, read_write> out : array<f32>;
 @group(0) @binding(3) var<uniform> p : Params;
 
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
-        @builtin(local_invocation_index) lid : u32) {
-  let row = linear_workgroup(wid, nwg);
-  if (row >= p.rows) {
-    return;
-  }
-  let base = row * p.D;
-  var s = 0.0;
-  for (var i = lid; i < p.D; i += 256u) {
-    let v = x[base + i];
-    s += v * v;
-  }
-  let inv = 1.0 / sqrt(block_sum(s, lid) / f32(p.D) + p.eps);
-  for (var i = lid; i < p.D; i += 256u) {
-    out[base + i] = x[base + i] * inv * weight[i];
-  }
+fn row_value(i : u32) -> f32 {
+  return x[i];
 }
+
+fn first_read(i : u32, v : f32) {}

@@ -5,6 +5,7 @@
 // GroupNorm: a row is one (n, group) block of cpg * HxW elements; G = groups, inner = HxW (a = channel).
 // Weight/bias are applied only when has_w / has_b. Grid: 1-D over rows, folded.
 #include "ops/common/index.wgsl"
+#include "ops/common/reduce.wgsl"
 
 struct Params {
   rows : u32, L : u32, G : u32, inner : u32,
@@ -17,23 +18,9 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> out : array<f32>;
 @group(0) @binding(4) var<uniform> p : Params;
 
-var<workgroup> red : array<f32, 256>;
+const WG = 256u;
 
-fn reduce_sum(lid : u32, v : f32) -> f32 {
-  red[lid] = v;
-  workgroupBarrier();
-  for (var s = 128u; s > 0u; s >>= 1u) {
-    if (lid < s) {
-      red[lid] += red[lid + s];
-    }
-    workgroupBarrier();
-  }
-  let total = red[0];
-  workgroupBarrier();
-  return total;
-}
-
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {
   let row = linear_workgroup(wid, nwg);
@@ -42,18 +29,18 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   }
   let base = row * p.L;
   var s = 0.0;
-  for (var i = lid; i < p.L; i += 256u) {
+  for (var i = lid; i < p.L; i += WG) {
     s += x[base + i];
   }
-  let mean = reduce_sum(lid, s) / f32(p.L);
+  let mean = workgroup_sum(s, lid) / f32(p.L);
   var q = 0.0;
-  for (var i = lid; i < p.L; i += 256u) {
+  for (var i = lid; i < p.L; i += WG) {
     let d = x[base + i] - mean;
     q += d * d;
   }
-  let rstd = 1.0 / sqrt(reduce_sum(lid, q) / f32(p.L) + p.eps);
+  let rstd = 1.0 / sqrt(workgroup_sum(q, lid) / f32(p.L) + p.eps);
   let a0 = (row % p.G) * p.L;
-  for (var i = lid; i < p.L; i += 256u) {
+  for (var i = lid; i < p.L; i += WG) {
     var y = (x[base + i] - mean) * rstd;
     let a = (a0 + i) / p.inner;
     if (p.has_w != 0u) {

@@ -24,13 +24,14 @@ struct RowsParams {
   float eps;
   uint32_t has_w, has_b, pad;
 };
+WGRT_UNIFORM(RowsParams, rows, L, G, inner, eps, has_w, has_b, pad);
 struct BnParams {
   uint32_t n, C, inner, has_w, has_b;
   float eps;
   uint32_t pad0, pad1;
 };
+WGRT_UNIFORM(BnParams, n, C, inner, has_w, has_b, eps, pad0, pad1);
 
-using webgpu::BindingType;
 
 // Checks an optional affine tensor argument: None or f32 with dims `want`.
 bool affine_arg(OpBuilder& b, size_t i, const Dims& want, const char* what) {
@@ -42,10 +43,7 @@ bool affine_arg(OpBuilder& b, size_t i, const Dims& want, const char* what) {
 
 DispatchRef rows_dispatch(OpBuilder& b, size_t wi, size_t bi, size_t oi, UniformRef u) {
   const Binding xb = Binding::tensor(b.arg(0));
-  return b.dispatch({"ops/norm_vision/group_rows_norm.wgsl", "main",
-                     {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
-                      BindingType::Storage, BindingType::Uniform},
-                     {}, {}},
+  return b.dispatch({"ops/norm_vision/group_rows_norm.wgsl", "main", {}, {}},
                     {xb, b.is_none(wi) ? xb : Binding::tensor(b.arg(wi)), b.is_none(bi) ? xb : Binding::tensor(b.arg(bi)),
                      Binding::tensor(b.arg(oi)), u});
 }
@@ -65,7 +63,7 @@ void build_layer_norm(OpBuilder& b) {
   const bool hw = affine_arg(b, 2, ns, "weight"), hb = affine_arg(b, 3, ns, "bias");
   const double eps = b.real_arg(4);
   b.check(eps >= 0, "eps must be >= 0, got {}", eps);
-  UniformRef u = b.uniform(sizeof(RowsParams));
+  UniformRef u = b.uniform<RowsParams>();
   DispatchRef d = rows_dispatch(b, 2, 3, 5, u);
   b.on_resize([=](ResizeContext& r) {
     const Dims x = r.tensor(0).dims;
@@ -89,7 +87,7 @@ void build_group_norm(OpBuilder& b) {
   const bool hw = affine_arg(b, 1, {C}, "weight"), hb = affine_arg(b, 2, {C}, "bias");
   const double eps = b.real_arg(7);
   b.check(eps >= 0, "eps must be >= 0, got {}", eps);
-  UniformRef u = b.uniform(sizeof(RowsParams));
+  UniformRef u = b.uniform<RowsParams>();
   DispatchRef d = rows_dispatch(b, 1, 2, 8, u);
   b.on_resize([=](ResizeContext& r) {
     const Dims x = r.tensor(0).dims;
@@ -114,13 +112,9 @@ void build_batch_norm(OpBuilder& b) {
           "running_mean and running_var are required");
   const double eps = b.real_arg(6);
   b.check(eps >= 0, "eps must be >= 0, got {}", eps);
-  UniformRef u = b.uniform(sizeof(BnParams));
+  UniformRef u = b.uniform<BnParams>();
   const Binding xb = Binding::tensor(b.arg(0));
-  DispatchRef d = b.dispatch({"ops/norm_vision/batch_norm.wgsl", "main",
-                              {BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage,
-                               BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage, BindingType::Storage,
-                               BindingType::Uniform},
-                              {}, {}},
+  DispatchRef d = b.dispatch({"ops/norm_vision/batch_norm.wgsl", "main", {}, {}},
                              {xb, hw ? Binding::tensor(b.arg(1)) : xb, hb ? Binding::tensor(b.arg(2)) : xb,
                               Binding::tensor(b.arg(3)), Binding::tensor(b.arg(4)), Binding::tensor(b.arg(7)), u});
   b.on_resize([=](ResizeContext& r) {
@@ -130,7 +124,7 @@ void build_batch_norm(OpBuilder& b) {
     const uint64_t n = uint64_t(numel(x));
     const uint64_t inner = x[0] * C > 0 ? n / uint64_t(x[0] * C) : 1;
     r.set_uniform(u, BnParams{uint32_t(n), uint32_t(C), uint32_t(std::max<uint64_t>(inner, 1)), hw, hb, float(eps), 0, 0});
-    r.set_workgroups(d, div_up(n, 256));
+    r.set_invocations(d, n);
   });
 }
 

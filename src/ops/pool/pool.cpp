@@ -18,6 +18,7 @@ namespace {
 struct PoolParams {
   uint32_t total, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, include_pad, divisor, pad;
 };
+WGRT_UNIFORM(PoolParams, total, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, include_pad, divisor, pad);
 
 std::pair<int64_t, int64_t> pair_arg(OpBuilder& b, size_t i, const char* what, std::pair<int64_t, int64_t> dflt) {
   const IntList& l = b.int_list(i);
@@ -62,10 +63,8 @@ void build_pool(OpBuilder& b, bool max) {
   b.check(sh > 0 && sw > 0 && dh > 0 && dw > 0, "stride and dilation must be positive");
   b.check(ph >= 0 && pw >= 0 && ph <= ((kh - 1) * dh + 1) / 2 && pw <= ((kw - 1) * dw + 1) / 2,
           "padding [{}, {}] must be >= 0 and at most half the effective kernel", ph, pw);
-  UniformRef u = b.uniform(sizeof(PoolParams));
-  using webgpu::BindingType;
-  DispatchRef d = b.dispatch({"ops/pool/pool2d.wgsl", "main", {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform},
-                              {{"MODE", max ? 0.0 : 1.0}}, {}},
+  UniformRef u = b.uniform<PoolParams>();
+  DispatchRef d = b.dispatch({"ops/pool/pool2d.wgsl", "main", {{"MODE", max ? 0.0 : 1.0}}, {}},
                              {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(oi)), u});
   const size_t rank = b.tensor(0).dims.size();
   b.on_resize([=](ResizeContext& r) {
@@ -83,7 +82,7 @@ void build_pool(OpBuilder& b, bool max) {
                  uint32_t(sh), uint32_t(sw), uint32_t(ph), uint32_t(pw), uint32_t(dh), uint32_t(dw), include_pad,
                  uint32_t(divisor), 0};
     r.set_uniform(u, p);
-    r.set_workgroups(d, div_up(p.total, 64));
+    r.set_invocations(d, p.total);
   });
 }
 

@@ -13,11 +13,10 @@ namespace wgrt::ops {
 
 namespace {
 
-constexpr uint64_t kChunk = 4096;  // elements per workgroup in the two-pass route (CHUNK in argmax.wgsl)
-
 struct RowParams {
   uint32_t rows, D, pad0, pad1;
 };
+WGRT_UNIFORM(RowParams, rows, D, pad0, pad1);
 
 void build_argmax(OpBuilder& b, bool checked) {
   b.check_args(4);
@@ -35,19 +34,18 @@ void build_argmax(OpBuilder& b, bool checked) {
   const bool keepdim = b.bool_arg(2);
   const int64_t D = flat ? numel(b.tensor(0).dims) : b.tensor(0).dims.back();
   b.check(D > 0, "x '{}' {} is empty along the reduced dims", b.tensor(0).name, dims_str(b.tensor(0).dims));
-  UniformRef u = b.uniform(sizeof(RowParams));
-  // Route 0: one workgroup per row; route 1 (rows longer than kChunk, e.g. a vocabulary): two passes, chunks
-  // of kChunk elements in parallel, then one merge per row.
-  const int64_t max_rows = numel(b.tensor(0).dims) / D;
-  ScratchRef part = b.scratch(uint64_t(max_rows) * div_up(uint64_t(D), kChunk) * 8, "argmax partials");
-  using webgpu::BindingType;
-  const std::vector<BindingType> layout = {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform,
-                                           BindingType::Storage};
-  const std::vector<Binding> binds = {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(3)), u, part};
+  UniformRef u = b.uniform<RowParams>();
+  // Route 0: one workgroup per row; route 1 (rows longer than the kernel's CHUNK, e.g. a vocabulary): two
+  // passes, chunks of CHUNK elements in parallel, then one merge per row.
   const std::vector<std::pair<std::string, double>> k = {{"CHECKED", checked ? 1.0 : 0.0}};
-  DispatchRef d = b.dispatch({"ops/reduce/argmax.wgsl", "main", layout, k, {}}, binds, 0);
-  DispatchRef dp = b.dispatch({"ops/reduce/argmax.wgsl", "partial", layout, k, {}}, binds, 1);
-  DispatchRef dc = b.dispatch({"ops/reduce/argmax.wgsl", "combine", layout, k, {}}, binds, 1);
+  const webgpu::KernelSpec main{"ops/reduce/argmax.wgsl", "main", k, {}};
+  const uint64_t chunk = webgpu::PipelineCache::value(main, "CHUNK");
+  const int64_t max_rows = numel(b.tensor(0).dims) / D;
+  ScratchRef part = b.scratch(uint64_t(max_rows) * div_up(uint64_t(D), chunk) * 8, "argmax partials");
+  const std::vector<Binding> binds = {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(3)), u, part};
+  DispatchRef d = b.dispatch(main, binds, 0);
+  DispatchRef dp = b.dispatch({"ops/reduce/argmax.wgsl", "partial", k, {}}, binds, 1);
+  DispatchRef dc = b.dispatch({"ops/reduce/argmax.wgsl", "combine", k, {}}, binds, 1);
   b.on_resize([=](ResizeContext& r) {
     const Dims xd = r.tensor(0).dims;
     Dims od;
@@ -64,7 +62,7 @@ void build_argmax(OpBuilder& b, bool checked) {
     if (rowlen <= 0) r.fail("argmax of x '{}' {} over an empty dim", r.tensor(0).name, dims_str(xd));
     r.set_dims(3, od);
     const uint64_t rows = uint64_t(numel(xd) / rowlen);
-    const uint64_t chunks = div_up(uint64_t(rowlen), kChunk);
+    const uint64_t chunks = div_up(uint64_t(rowlen), chunk);
     r.set_uniform(u, RowParams{uint32_t(rows), uint32_t(rowlen), uint32_t(chunks), 0});
     const bool two_pass = chunks > 1;
     r.select_route(two_pass ? 1 : 0);

@@ -12,6 +12,7 @@ namespace {
 struct RowParams {
   uint32_t rows, D, pad0, pad1;
 };
+WGRT_UNIFORM(RowParams, rows, D, pad0, pad1);
 
 void build_softmax(OpBuilder& b) {
   b.check_args(4);
@@ -26,10 +27,8 @@ void build_softmax(OpBuilder& b) {
   b.check(!b.bool_arg(2), "half_to_float = true needs an f16 input; activations are f32");
   const int64_t D = b.tensor(0).dims.back();
   b.check(D > 0, "x '{}' has an empty last dim", b.tensor(0).name);
-  UniformRef u = b.uniform(sizeof(RowParams));
-  using webgpu::BindingType;
-  DispatchRef d = b.dispatch({"ops/reduce/softmax.wgsl", "main",
-                              {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform}, {}, {}},
+  UniformRef u = b.uniform<RowParams>();
+  DispatchRef d = b.dispatch({"ops/reduce/softmax.wgsl", "main", {}, {}},
                              {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(3)), u});
   b.on_resize([=](ResizeContext& r) {
     const Dims xd = r.tensor(0).dims;

@@ -4,6 +4,7 @@
 // keep fully masked rows harmless). Max and sum use tree reductions in workgroup memory.
 // Grid: 1-D over rows, folded (linear_workgroup).
 #include "ops/common/index.wgsl"
+#include "ops/common/reduce.wgsl"
 
 struct Params {
   rows : u32,
@@ -16,7 +17,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read_write> out : array<f32>;
 @group(0) @binding(2) var<uniform> p : Params;
 
-var<workgroup> red : array<f32, 256>;
+const WG = 256u;
 
 const LOWEST : f32 = -3.4e38;  // below any finite logit of interest; -inf is handled apart
 
@@ -24,7 +25,7 @@ fn is_neg_inf(v : f32) -> bool {
   return bitcast<u32>(v) == 0xff800000u;
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {
   let row = linear_workgroup(wid, nwg);
@@ -33,40 +34,23 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   }
   let base = row * p.D;
   var m = LOWEST;
-  for (var i = lid; i < p.D; i += 256u) {
+  for (var i = lid; i < p.D; i += WG) {
     let v = x[base + i];
     if (!is_neg_inf(v)) {
       m = max(m, v);
     }
   }
-  red[lid] = m;
-  workgroupBarrier();
-  for (var stride = 128u; stride > 0u; stride >>= 1u) {
-    if (lid < stride) {
-      red[lid] = max(red[lid], red[lid + stride]);
-    }
-    workgroupBarrier();
-  }
-  m = red[0];
-  workgroupBarrier();
+  m = workgroup_max(m, lid);
   var s = 0.0;
-  for (var i = lid; i < p.D; i += 256u) {
+  for (var i = lid; i < p.D; i += WG) {
     let v = x[base + i];
     if (!is_neg_inf(v)) {
       s += exp(v - m);
     }
   }
-  red[lid] = s;
-  workgroupBarrier();
-  for (var stride = 128u; stride > 0u; stride >>= 1u) {
-    if (lid < stride) {
-      red[lid] += red[lid + stride];
-    }
-    workgroupBarrier();
-  }
-  let total = red[0];
+  let total = workgroup_sum(s, lid);
   let inv = select(0.0, 1.0 / total, total > 0.0);
-  for (var i = lid; i < p.D; i += 256u) {
+  for (var i = lid; i < p.D; i += WG) {
     let v = x[base + i];
     out[base + i] = select(exp(v - m) * inv, 0.0, is_neg_inf(v));
   }

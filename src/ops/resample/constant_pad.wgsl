@@ -2,6 +2,7 @@
 // element: out[c] = x[c - lo] if every coordinate c_k - lo_k lies in [0, in_k), else `value`.
 // 32-bit words are moved as f32 values. 256-wide workgroups over a folded 1-D grid.
 #include "ops/common/index.wgsl"
+#include "ops/common/strided_index.wgsl"
 
 struct Params {
   n : u32, rank : u32, value : f32, _pad : u32,
@@ -15,25 +16,24 @@ struct Params {
 @group(0) @binding(1) var<storage, read_write> out : array<f32>;
 @group(0) @binding(2) var<uniform> p : Params;
 
-@compute @workgroup_size(256)
+const WG = 256u;
+
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {
-  let i = linear_workgroup(wid, nwg) * 256u + lid;
+  let i = linear_workgroup(wid, nwg) * WG + lid;
   if (i >= p.n) {
     return;
   }
-  var rem = i;
+  let co = unravel(i, p.out_dims, p.rank);
   var si = 0u;
   var inside = true;
-  for (var d = i32(p.rank) - 1; d >= 0; d--) {
-    let k = u32(d);
-    let size = p.out_dims[k / 4u][k % 4u];
-    let c = i32(rem % size) - p.lo[k / 4u][k % 4u];
-    rem = rem / size;
-    if (c < 0 || c >= i32(p.in_dims[k / 4u][k % 4u])) {
+  for (var k = 0u; k < p.rank; k++) {
+    let c = i32(co[k]) - p.lo[k / 4u][k % 4u];
+    if (c < 0 || c >= i32(dim_at(p.in_dims, k))) {
       inside = false;
     } else {
-      si += u32(c) * p.in_strides[k / 4u][k % 4u];
+      si += u32(c) * dim_at(p.in_strides, k);
     }
   }
   if (inside) {

@@ -19,13 +19,12 @@ namespace wgrt::ops {
 
 namespace {
 
-using webgpu::BindingType;
-const std::vector<BindingType> kLayout = {BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform};
 
 struct UpParams {
   uint32_t total, H, W, OH, OW, align_corners;
   float scale_h, scale_w;
 };
+WGRT_UNIFORM(UpParams, total, H, W, OH, OW, align_corners, scale_h, scale_w);
 
 // Reads scale_factors: None -> empty; an IntList of two ints, or one Double / Int for both dims.
 std::vector<double> scale_factors(OpBuilder& b, size_t i) {
@@ -54,8 +53,8 @@ void build_upsample(OpBuilder& b, bool bilinear) {
   const std::vector<double> sf = scale_factors(b, si);
   b.check(osize.empty() != sf.empty(), "exactly one of output_size and scale_factors must be given");
   if (!osize.empty()) b.check(osize.size() == 2 && osize[0] > 0 && osize[1] > 0, "output_size must be 2 positive values");
-  UniformRef u = b.uniform(sizeof(UpParams));
-  DispatchRef d = b.dispatch({"ops/resample/upsample2d.wgsl", "main", kLayout, {{"MODE", bilinear ? 1.0 : 0.0}}, {}},
+  UniformRef u = b.uniform<UpParams>();
+  DispatchRef d = b.dispatch({"ops/resample/upsample2d.wgsl", "main", {{"MODE", bilinear ? 1.0 : 0.0}}, {}},
                              {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(oi)), u});
   const size_t rank = b.tensor(0).dims.size();
   b.on_resize([=](ResizeContext& r) {
@@ -77,7 +76,7 @@ void build_upsample(OpBuilder& b, bool bilinear) {
     };
     UpParams p{uint32_t(numel(od)), uint32_t(H), uint32_t(W), uint32_t(OH), uint32_t(OW), align, scale(H, OH, 0), scale(W, OW, 1)};
     r.set_uniform(u, p);
-    r.set_workgroups(d, div_up(p.total, 64));
+    r.set_invocations(d, p.total);
   });
 }
 
@@ -89,6 +88,7 @@ struct PadParams {
   int32_t lo[8];
   uint32_t in_strides[8];
 };
+WGRT_UNIFORM(PadParams, n, rank, value, pad, out_dims, in_dims, lo, in_strides);
 
 void build_constant_pad(OpBuilder& b) {
   b.check_args(4);
@@ -101,8 +101,8 @@ void build_constant_pad(OpBuilder& b) {
   b.check(pad.size() % 2 == 0 && pad.size() <= 2 * rank, "pad {} must have an even length <= 2 * rank ({})", dims_str(pad),
           2 * rank);
   const float value = float(b.real_arg(2));
-  UniformRef u = b.uniform(sizeof(PadParams));
-  DispatchRef d = b.dispatch({"ops/resample/constant_pad.wgsl", "main", kLayout, {}, {}},
+  UniformRef u = b.uniform<PadParams>();
+  DispatchRef d = b.dispatch({"ops/resample/constant_pad.wgsl", "main", {}, {}},
                              {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(3)), u});
   b.on_resize([=](ResizeContext& r) {
     const Dims x = r.tensor(0).dims;
@@ -127,7 +127,7 @@ void build_constant_pad(OpBuilder& b) {
     r.set_dims(3, od);
     p.n = uint32_t(numel(od));
     r.set_uniform(u, p);
-    r.set_workgroups(d, div_up(p.n, 256));
+    r.set_invocations(d, p.n);
   });
 }
 

@@ -18,6 +18,7 @@ namespace {
 struct RopeParams {
   uint32_t nq, nk, seq, half, hq, hkv, pos, pad;
 };
+WGRT_UNIFORM(RopeParams, nq, nk, seq, half, hq, hkv, pos, pad);
 
 void build_rope(OpBuilder& b, bool hf) {
   b.check_args(7);
@@ -35,10 +36,8 @@ void build_rope(OpBuilder& b, bool hf) {
   b.check(fc[1] == q[3] / 2, "freqs tables {} must be [C_max, D/2 = {}]", dims_str(fc), q[3] / 2);
   b.int_arg(4);
   const int64_t c_max = fc[0];
-  UniformRef params = b.uniform(sizeof(RopeParams));
-  using webgpu::BindingType;
-  auto ro = BindingType::ReadOnlyStorage, rw = BindingType::Storage;
-  DispatchRef d = b.dispatch({"ops/rope/rope.wgsl", "main", {ro, ro, ro, ro, rw, rw, BindingType::Uniform}, {{"HF", hf ? 1.0 : 0.0}}, {}},
+  UniformRef params = b.uniform<RopeParams>();
+  DispatchRef d = b.dispatch({"ops/rope/rope.wgsl", "main", {{"HF", hf ? 1.0 : 0.0}}, {}},
                              {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(1)), Binding::tensor(b.arg(2)),
                               Binding::tensor(b.arg(3)), Binding::tensor(b.arg(5)), Binding::tensor(b.arg(6)), params});
   b.on_resize([=](ResizeContext& r) {
@@ -58,7 +57,7 @@ void build_rope(OpBuilder& b, bool hf) {
     p.hkv = uint32_t(std::max<int64_t>(k[2], 1));
     p.pos = uint32_t(pos);
     r.set_uniform(params, p);
-    r.set_workgroups(d, div_up(uint64_t(p.nq) + p.nk, 256));
+    r.set_invocations(d, uint64_t(p.nq) + p.nk);
   });
 }
 

@@ -1,9 +1,8 @@
-// out[i] = f(x[i]), f32, one invocation per element. OP selects f:
-// 0 silu, 1 gelu (erf), 2 gelu (tanh), 3 sigmoid, 4 relu, 5 tanh, 6 leaky_relu(p0 = slope),
-// 7 hardswish, 8 clamp(p0 = min, p1 = max), 9 neg.
+// The elementwise unary kernel body: out[i] = unary_op(x[i]), f32, one invocation per element, 1-D folded grid.
+// A unary op's kernel is a file of ops/elementwise/unary/ that includes this one and defines
+//   fn unary_op(v : f32) -> f32
+// (it may read the op's scalar parameters p.p0, p.p1; host side: ops/elementwise/unary.cpp).
 #include "ops/common/index.wgsl"
-
-override OP : u32 = 0u;
 
 struct Params {
   n : u32,
@@ -15,6 +14,8 @@ struct Params {
 @group(0) @binding(0) var<storage, read> x : array<f32>;
 @group(0) @binding(1) var<storage, read_write> out : array<f32>;
 @group(0) @binding(2) var<uniform> p : Params;
+
+const WG = 256u;
 
 // erf with |error| < 1.5e-7 (Abramowitz & Stegun 7.1.26); WGSL has no erf builtin.
 fn erf_approx(v : f32) -> f32 {
@@ -34,29 +35,11 @@ fn sigmoid(v : f32) -> f32 {
   return e / (1.0 + e);
 }
 
-fn f(v : f32) -> f32 {
-  switch OP {
-    case 0u: { return v * sigmoid(v); }
-    case 1u: { return 0.5 * v * (1.0 + erf_approx(v * 0.7071067811865476)); }
-    case 2u: {
-      let u = 0.7978845608028654 * (v + 0.044715 * v * v * v);
-      return 0.5 * v * (1.0 + tanh(clamp(u, -15.0, 15.0)));
-    }
-    case 3u: { return sigmoid(v); }
-    case 4u: { return max(v, 0.0); }
-    case 5u: { return tanh(clamp(v, -15.0, 15.0)); }
-    case 6u: { return select(v * p.p0, v, v >= 0.0); }
-    case 7u: { return v * clamp(v + 3.0, 0.0, 6.0) / 6.0; }
-    case 8u: { return min(max(v, p.p0), p.p1); }
-    default: { return -v; }
-  }
-}
-
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {
-  let i = linear_workgroup(wid, nwg) * 256u + lid;
+  let i = linear_workgroup(wid, nwg) * WG + lid;
   if (i < p.n) {
-    out[i] = f(x[i]);
+    out[i] = unary_op(x[i]);
   }
 }

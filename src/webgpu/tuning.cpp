@@ -1,0 +1,78 @@
+#include "webgpu/tuning.h"
+
+#include <fmt/format.h>
+
+#include "wgrt/error.h"
+
+namespace wgrt::webgpu {
+
+const char* q4_gemv_kernel_name(Q4GemvKernel k) {
+  switch (k) {
+    case Q4GemvKernel::Int8: return "i8";
+    case Q4GemvKernel::Subgroup: return "sg";
+    default: return "wg";
+  }
+}
+
+GemvQ4Shape Tuning::gemv_q4_shape(Q4GemvKernel kernel, int64_t N) const {
+  if (gemv_q4_forced) return *gemv_q4_forced;
+  if (cpu_adapter) return {16, 8, 8, 0};
+  if (kernel == Q4GemvKernel::Int8) return N >= 32768 ? GemvQ4Shape{8, 32, 4, 0} : GemvQ4Shape{32, 8, 2, 0};  // stages x
+  return N >= 32768 ? GemvQ4Shape{32, 8, 8, 1} : GemvQ4Shape{64, 4, 4, 1};
+}
+
+GemvQ4SgShape Tuning::gemv_q4_sg_shape(int64_t N, int64_t K) const {
+  if (gemv_q4_sg_forced) return *gemv_q4_sg_forced;
+  // Enough subgroup tasks in flight for small N (split K), more rows per subgroup (more independent loads, x
+  // reused) for large N.
+  GemvQ4SgShape s = N >= 32768 ? GemvQ4SgShape{4, 8, 1} : N >= 4096 ? GemvQ4SgShape{2, 8, 1} : GemvQ4SgShape{1, 8, 1};
+  const int64_t nv = K / 32;  // vec4<u32> per row
+  if (N < 32768 && nv >= 128) s.ks = 2, s.bw = 4;  // split K when a row is long (> 2 steps per lane of 32)
+  return s;
+}
+
+Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
+  Tuning t;
+  t.cpu_adapter = f.cpu_adapter;
+  t.gemm_cpu_supported = f.subgroups && f.subgroup_min >= 8;
+  // CPU drivers emulate workgroup memory and barriers and gather every lane-varying load (gemm_cpu.wgsl).
+  if (f.cpu_adapter && t.gemm_cpu_supported) t.gemm.kind = GemmTuning::Kind::Cpu;
+  // The int8 kernel measured 1.2-1.35x slower than the f32 one on lavapipe; on GPUs it is the fastest.
+  t.q4_gemv = !f.cpu_adapter && f.packed_dot ? Q4GemvKernel::Int8 : Q4GemvKernel::Workgroup;
+  t.max_binding_bytes = f.max_storage_binding;
+
+  if (o.q4_gemv) {
+    // i8 and sg where the device cannot run them: the op falls back (i8 -> wg); sg without subgroups is ignored.
+    if (*o.q4_gemv != Q4GemvKernel::Subgroup || f.subgroups) t.q4_gemv = *o.q4_gemv;
+  }
+  t.gemv_q4_forced = o.gemv_q4_shape;
+  t.gemv_q4_sg_forced = o.gemv_q4_sg_shape;
+  if (o.gemm) {
+    if (o.gemm->kind == GemmTuning::Kind::Cpu && !t.gemm_cpu_supported)
+      throw InvalidArgument(
+          "WGRT_GEMM selects the cpu GEMM kernel, which needs subgroups of at least 8 invocations; this adapter has "
+          "none (unset WGRT_GEMM or use tiled)");
+    t.gemm = *o.gemm;
+  }
+  if (o.max_binding_bytes && *o.max_binding_bytes < t.max_binding_bytes) t.max_binding_bytes = *o.max_binding_bytes;
+  return t;
+}
+
+std::string Tuning::describe() const {
+  std::string s;
+  s += fmt::format("q4 GEMV kernel: {}{}\n", q4_gemv_kernel_name(q4_gemv), cpu_adapter ? " (CPU shape table)" : "");
+  if (gemv_q4_forced)
+    s += fmt::format("q4 GEMV shape (forced): {},{},{},{}\n", gemv_q4_forced->tk, gemv_q4_forced->tr, gemv_q4_forced->rpt,
+                     gemv_q4_forced->stage);
+  if (gemv_q4_sg_forced)
+    s += fmt::format("q4 subgroup GEMV shape (forced): {},{},{}\n", gemv_q4_sg_forced->rpt, gemv_q4_sg_forced->bw,
+                     gemv_q4_sg_forced->ks);
+  s += gemm.kind == GemmTuning::Kind::Cpu ? fmt::format("GEMM kernel: cpu (rq {}, wg {})\n", gemm.rq, gemm.wg)
+                                          : std::string("GEMM kernel: tiled\n");
+  s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes\n", gemv_max_rows, max_binding_bytes);
+  s += fmt::format("split-KV decode attention from {} keys; prefill chunk {} tokens\n", sdpa_split_min_context,
+                   prefill_chunk);
+  return s;
+}
+
+}  // namespace wgrt::webgpu

@@ -1,0 +1,106 @@
+// The tuning policy: every kernel choice and shape table of the ops, in one struct built once per Device from
+// the adapter (type, vendor, subgroup sizes, limits, features) and the WGRT_* tuning overrides. Ops read it
+// through OpBuilder::device().tuning() and never test the adapter or read the environment themselves.
+//
+// Rules (measurements in bench/README.md; H200 and lavapipe sweeps):
+//   q4 GEMV kernel (M <= gemv_max_rows): Int8 (gemv_q4_i8.wgsl) on GPUs with packed_4x8_integer_dot_product,
+//     Workgroup (gemv_q4.wgsl, f32 decode) on CPU adapters and elsewhere; Subgroup (gemv_q4_sg.wgsl) opt-in.
+//     The op falls back to Workgroup where the chosen kernel does not fit the device (its workgroup memory,
+//     reflected from the WGSL, or no subgroups).
+//   q4 GEMV shapes (TK k lanes x TR row lanes x RPT rows per invocation, stage = x staged in workgroup memory):
+//     Int8: 8 x 32 x 4 when N >= 32768, else 32 x 8 x 2; Workgroup on GPUs: 32 x 8 x 8 staged when N >= 32768,
+//     else 64 x 4 x 4 staged; CPU adapters: 16 x 8 x 8 unstaged (each x load serves 8 rows; a barrier costs
+//     a CPU driver more than the reuse gains). Subgroup: RPT x BW x KS by N and K (gemv_q4_sg_shape).
+//   GEMM: the Cpu kernel (gemm_cpu.wgsl, rq 4, wg 64) on CPU adapters with subgroups of >= 8 lanes, else
+//     Tiled (gemm.wgsl).
+//   Decode attention: split-KV from 512 keys of context. Encoder attention: 64 MiB of score scratch.
+//   Prefill chunk (tokens per prefill execute, when the caller gives none): 512.
+// Environment overrides (tuning_env.cpp; README's table) replace single entries; a malformed value throws
+// InvalidArgument at Device creation. Tests and tools build or modify a Tuning and install it with
+// Device::set_tuning. Plain data: copyable, no locking (one thread drives a Device).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace wgrt::webgpu {
+
+enum class Q4GemvKernel { Workgroup, Int8, Subgroup };
+const char* q4_gemv_kernel_name(Q4GemvKernel k);  // "wg", "i8", "sg" (as WGRT_GEMV_Q4_ROUTE spells them)
+
+struct GemvQ4Shape {
+  uint32_t tk = 64, tr = 4, rpt = 4, stage = 0;
+  bool operator==(const GemvQ4Shape&) const = default;
+};
+struct GemvQ4SgShape {
+  uint32_t rpt = 4, bw = 8, ks = 1;
+  bool operator==(const GemvQ4SgShape&) const = default;
+};
+
+// Encoder attention (et_vk.sdpa): Auto picks per execute; Gemm / Split force one route (tests, benchmarks).
+enum class SdpaEncoderRoute { Auto, Gemm, Split };
+
+struct GemmTuning {
+  enum class Kind { Tiled, Cpu };
+  Kind kind = Kind::Tiled;
+  uint32_t rq = 4;   // Cpu: row quads per workgroup (rows = 4 * rq), 1..4
+  uint32_t wg = 64;  // Cpu: invocations (= columns) per workgroup, 8..256, a multiple of 8
+  bool operator==(const GemmTuning&) const = default;
+};
+
+// What the policy is built from (Device fills it from the adapter and the granted features).
+struct DeviceFacts {
+  bool cpu_adapter = false;   // WGPUAdapterType_CPU (lavapipe, SwiftShader)
+  uint32_t vendor_id = 0;
+  bool subgroups = false;
+  uint32_t subgroup_min = 0, subgroup_max = 0;
+  bool packed_dot = false;    // WGSL packed_4x8_integer_dot_product
+  uint64_t max_storage_binding = 0;         // maxStorageBufferBindingSize
+  uint64_t max_workgroup_storage = 0;       // maxComputeWorkgroupStorageSize
+};
+
+// The WGRT_* tuning variables, parsed (tuning_env.cpp). Unset fields keep the rule's choice.
+struct TuningOverrides {
+  std::optional<Q4GemvKernel> q4_gemv;            // WGRT_GEMV_Q4_ROUTE = wg | i8 | sg
+  std::optional<GemvQ4Shape> gemv_q4_shape;       // WGRT_GEMV_Q4 = TK,TR,RPT[,STAGE]
+  std::optional<GemvQ4SgShape> gemv_q4_sg_shape;  // WGRT_GEMV_Q4_SG = RPT,BW,KS
+  std::optional<GemmTuning> gemm;                 // WGRT_GEMM = tiled | cpu | cpu,RQ,WG
+  std::optional<uint64_t> max_binding_bytes;      // WGRT_MAX_BINDING_BYTES = bytes (> 0)
+};
+
+// Parses the tuning variables through `get` (name -> value or nullptr; std::getenv by default). Throws
+// InvalidArgument naming the variable, its value and the accepted form when a value is malformed.
+TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& get = {});
+
+struct Tuning {
+  // ---- linear (ops/linear) ----
+  int64_t gemv_max_rows = 8;       // M up to this takes the GEMV route (one grid layer per row of x)
+  uint32_t gemv_f32_rpt = 4;       // f32 GEMV rows per invocation (gemv_f32.wgsl RPT, 1..4)
+  Q4GemvKernel q4_gemv = Q4GemvKernel::Workgroup;  // preferred q4 GEMV kernel (the op may fall back)
+  std::optional<GemvQ4Shape> gemv_q4_forced;       // shape override (every N, K) for the Workgroup/Int8 kernels
+  std::optional<GemvQ4SgShape> gemv_q4_sg_forced;  // shape override for the Subgroup kernel
+  bool cpu_adapter = false;        // selects the CPU shape table of the q4 GEMV
+  GemmTuning gemm;                 // the GEMM kernel (linear prefill, matmul, encoder attention)
+  bool gemm_cpu_supported = false; // subgroups of >= 8 lanes (the Cpu GEMM broadcasts lanes 0..7)
+  uint64_t max_binding_bytes = 0;  // weights are split along N into bindings of at most this many bytes
+  // ---- attention (ops/attention) ----
+  int64_t sdpa_split_min_context = 512;  // decode (S == 1) uses split-KV from this many keys of context
+  SdpaEncoderRoute sdpa_encoder_route = SdpaEncoderRoute::Auto;
+  uint64_t sdpa_encoder_score_bytes = uint64_t(64) << 20;  // GEMM route: score scratch bound (query-row chunks)
+  int64_t sdpa_encoder_split_max_rows = 512;   // Auto: split-K serves B*H*Sq <= this many query rows ...
+  int64_t sdpa_encoder_split_min_keys = 1024;  // ... over Skv >= this many keys
+  // ---- models ----
+  int prefill_chunk = 512;  // default tokens per prefill execute (Llm::load; capped by the context)
+
+  // Shape tables by N (rows) and K. `kernel` is Workgroup or Int8.
+  GemvQ4Shape gemv_q4_shape(Q4GemvKernel kernel, int64_t N) const;
+  GemvQ4SgShape gemv_q4_sg_shape(int64_t N, int64_t K) const;
+
+  // The rules applied to `facts`, then `o`. Throws InvalidArgument when an override asks for what the device
+  // cannot run (WGRT_GEMM=cpu without subgroups of >= 8 lanes).
+  static Tuning for_device(const DeviceFacts& facts, const TuningOverrides& o = {});
+  std::string describe() const;  // one line per entry, for `wgrt info`
+};
+
+}  // namespace wgrt::webgpu

@@ -1,0 +1,100 @@
+// The WGRT_* tuning variables (README's environment table), parsed in one place. An empty value is the same as
+// unset; anything else that is not of the documented form is an InvalidArgument naming the variable.
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "webgpu/tuning.h"
+#include "wgrt/error.h"
+
+namespace wgrt::webgpu {
+
+namespace {
+
+// "a,b,c" of whole numbers 0..max (digits and commas only), n_min..n_max of them; nullopt when malformed.
+std::optional<std::vector<uint64_t>> parse_list(const std::string& s, size_t n_min, size_t n_max, uint64_t max) {
+  std::vector<uint64_t> v;
+  uint64_t cur = 0;
+  bool digit = false;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    const char c = i < s.size() ? s[i] : '\0';
+    if (c >= '0' && c <= '9') {
+      cur = cur * 10 + uint64_t(c - '0');
+      digit = true;
+      if (cur > max) return std::nullopt;
+    } else if ((c == ',' || c == '\0') && digit) {
+      v.push_back(cur);
+      cur = 0;
+      digit = false;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (v.size() < n_min || v.size() > n_max) return std::nullopt;
+  return v;
+}
+
+[[noreturn]] void bad(const char* var, const std::string& value, const char* form) {
+  throw InvalidArgument(fmt::format("{}='{}' is malformed: expected {} (or unset it)", var, value, form));
+}
+
+}  // namespace
+
+TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& get_fn) {
+  auto get = [&](const char* name) -> std::optional<std::string> {
+    const char* v = get_fn ? get_fn(name) : std::getenv(name);
+    if (!v || !*v) return std::nullopt;
+    return std::string(v);
+  };
+  TuningOverrides o;
+  if (auto v = get("WGRT_GEMV_Q4_ROUTE")) {
+    if (*v == "wg") o.q4_gemv = Q4GemvKernel::Workgroup;
+    else if (*v == "i8") o.q4_gemv = Q4GemvKernel::Int8;
+    else if (*v == "sg") o.q4_gemv = Q4GemvKernel::Subgroup;
+    else bad("WGRT_GEMV_Q4_ROUTE", *v, "wg, i8 or sg");
+  }
+  if (auto v = get("WGRT_GEMV_Q4")) {
+    const char* form = "TK,TR,RPT[,STAGE]: TK * TR <= 256, 1 <= RPT <= min(8, TK), TK % RPT == 0, STAGE 0 or 1";
+    auto l = parse_list(*v, 3, 4, 65536);
+    if (!l) bad("WGRT_GEMV_Q4", *v, form);
+    const uint64_t tk = (*l)[0], tr = (*l)[1], rpt = (*l)[2], stage = l->size() > 3 ? (*l)[3] : 0;
+    if (!(stage <= 1 && tk >= 1 && tr >= 1 && tk * tr <= 256 && rpt >= 1 && rpt <= 8 && rpt <= tk && tk % rpt == 0))
+      bad("WGRT_GEMV_Q4", *v, form);
+    o.gemv_q4_shape = GemvQ4Shape{uint32_t(tk), uint32_t(tr), uint32_t(rpt), uint32_t(stage)};
+  }
+  if (auto v = get("WGRT_GEMV_Q4_SG")) {
+    const char* form = "RPT,BW,KS: RPT 1..8, BW * KS 1..64, BW * RPT * KS <= 1024";
+    auto l = parse_list(*v, 3, 3, 65536);
+    if (!l) bad("WGRT_GEMV_Q4_SG", *v, form);
+    const uint64_t rpt = (*l)[0], bw = (*l)[1], ks = (*l)[2];
+    if (!(rpt >= 1 && rpt <= 8 && bw >= 1 && ks >= 1 && bw * ks <= 64 && bw * rpt * ks <= 1024))
+      bad("WGRT_GEMV_Q4_SG", *v, form);
+    o.gemv_q4_sg_shape = GemvQ4SgShape{uint32_t(rpt), uint32_t(bw), uint32_t(ks)};
+  }
+  if (auto v = get("WGRT_GEMM")) {
+    const char* form = "tiled, cpu or cpu,RQ,WG (RQ 1..4, WG 8..256 a multiple of 8)";
+    GemmTuning g;
+    if (*v == "tiled") {
+      g.kind = GemmTuning::Kind::Tiled;
+    } else if (*v == "cpu") {
+      g.kind = GemmTuning::Kind::Cpu;
+    } else if (v->starts_with("cpu,")) {
+      auto l = parse_list(v->substr(4), 2, 2, 65536);
+      if (!l || (*l)[0] < 1 || (*l)[0] > 4 || (*l)[1] < 8 || (*l)[1] > 256 || (*l)[1] % 8 != 0) bad("WGRT_GEMM", *v, form);
+      g = {GemmTuning::Kind::Cpu, uint32_t((*l)[0]), uint32_t((*l)[1])};
+    } else {
+      bad("WGRT_GEMM", *v, form);
+    }
+    o.gemm = g;
+  }
+  if (auto v = get("WGRT_MAX_BINDING_BYTES")) {
+    auto l = parse_list(*v, 1, 1, uint64_t(1) << 48);
+    if (!l || (*l)[0] == 0) bad("WGRT_MAX_BINDING_BYTES", *v, "a whole number of bytes > 0");
+    o.max_binding_bytes = (*l)[0];
+  }
+  return o;
+}
+
+}  // namespace wgrt::webgpu

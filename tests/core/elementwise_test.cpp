@@ -1,0 +1,96 @@
+// Every elementwise unary op against a plain C++ double reference of PyTorch's definition, on an odd-sized
+// input (1031 elements: not a multiple of the 256-wide workgroup) spanning negative, zero, small and large
+// values (|x| up to 40, where sigmoid/tanh saturate), plus +-inf for the ops defined there.
+// Tolerance |d| <= 1e-6 + 2e-6 |ref| (f32 rounding; erf's approximation error is < 1.5e-7).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "gpu_fixture.h"
+#include "graph/executable.h"
+#include "ops_a_test_util.h"
+#include "vision_test_util.h"
+
+using namespace wgrt;
+using wgrt::test::expect_close;
+using wgrt::test::OneOp;
+
+namespace {
+
+std::vector<float> inputs(bool with_inf) {
+  std::vector<float> x;
+  for (int i = 0; i < 1031; ++i) x.push_back(float((i - 515) * (i % 3 ? 0.0125 : 0.08)));  // [-41.2, 41.2]
+  x[7] = 0.0f;
+  x[8] = -0.0f;
+  x[9] = -3.0f;  // hardswish's knees
+  x[10] = 3.0f;
+  if (with_inf) {
+    x[11] = std::numeric_limits<float>::infinity();
+    x[12] = -std::numeric_limits<float>::infinity();
+  }
+  return x;
+}
+
+void check_unary(const std::string& op, std::vector<ValueId (*)(Graph&)> extra, const std::function<double(double)>& f,
+                 bool with_inf = true) {
+  const std::vector<float> x = inputs(with_inf);
+  OneOp o;
+  std::vector<ValueId> args = {o.input({int64_t(x.size())}, x)};
+  for (auto make : extra) args.push_back(make(o.g));
+  o.build(op, args);
+  const std::vector<float> got = o.run();
+  std::vector<float> want;
+  for (float v : x) want.push_back(float(f(double(v))));
+  // Infinite references compare exactly (d = 0 only when got is the same inf).
+  std::vector<float> got_f, want_f;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isinf(want[i])) EXPECT_EQ(got[i], want[i]) << op << " x " << x[i];
+    else got_f.push_back(got[i]), want_f.push_back(want[i]);
+  }
+  expect_close(got_f, want_f, 1e-6, 2e-6, op);
+}
+
+double sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
+
+}  // namespace
+
+TEST(Elementwise, SiluSigmoidReluNeg) {
+  check_unary("aten.silu.default", {}, [](double v) { return v * sigmoid(v); }, /*with_inf=*/false);
+  check_unary("aten.sigmoid.default", {}, sigmoid);
+  check_unary("aten.relu.default", {}, [](double v) { return std::max(v, 0.0); });
+  check_unary("aten.neg.default", {}, [](double v) { return -v; });
+}
+
+TEST(Elementwise, Tanh) { check_unary("aten.tanh.default", {}, [](double v) { return std::tanh(v); }); }
+
+TEST(Elementwise, Hardswish) {
+  check_unary("aten.hardswish.default", {},
+              [](double v) { return v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0; }, /*with_inf=*/false);
+}
+
+TEST(Elementwise, LeakyRelu) {
+  check_unary("aten.leaky_relu.default", {[](Graph& g) { return g.real(0.125); }},
+              [](double v) { return v >= 0 ? v : 0.125 * v; });
+}
+
+TEST(Elementwise, ClampBothBoundsOneBoundAndNone) {
+  check_unary("aten.clamp.default", {[](Graph& g) { return g.real(-2.5); }, [](Graph& g) { return g.real(7.0); }},
+              [](double v) { return std::min(std::max(v, -2.5), 7.0); });
+  check_unary("aten.clamp.default", {[](Graph& g) { return g.none(); }, [](Graph& g) { return g.real(1.0); }},
+              [](double v) { return std::min(v, 1.0); });
+  check_unary("aten.clamp.default", {[](Graph& g) { return g.real(0.5); }, [](Graph& g) { return g.none(); }},
+              [](double v) { return std::max(v, 0.5); });
+}
+
+TEST(Elementwise, GeluBothForms) {
+  check_unary("aten.gelu.default", {[](Graph& g) { return g.string("none"); }},
+              [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); },
+              /*with_inf=*/false);
+  check_unary("aten.gelu.default", {[](Graph& g) { return g.string("tanh"); }},
+              [](double v) {
+                return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+              },
+              /*with_inf=*/false);
+}
