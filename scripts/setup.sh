@@ -3,8 +3,12 @@
 # Idempotent: every step checks first and says what it installs or skips.
 # Installs: build tools and Debian -dev libraries (clang + libclang-rt-14-dev for the libFuzzer targets;
 # chromium-common for its SwiftShader Vulkan driver, the second CPU adapter the adapter-listing test needs),
-# the Vulkan loader, Mesa lavapipe >= 25 from bookworm-backports, and Dawn (libwebgpu_wrapper.so from npm
-# bun-webgpu-linux-x64@0.1.7, sha256-checked) into third_party/dawn/ (not committed).
+# the Vulkan loader, Mesa lavapipe >= 25 from bookworm-backports, Dawn (libwebgpu_wrapper.so from npm
+# bun-webgpu-linux-x64@0.1.7, sha256-checked) into third_party/dawn/ (not committed), bench/node_modules (npm
+# node-llama-cpp 3.21.1 with its CPU and Vulkan prebuilts, pinned by bench/package-lock.json): llama.cpp for the
+# benchmarks and for the test oracle tests/llamacpp/llamacpp_helper.c, and llama.cpp's source bundle (npm
+# node-llama-cpp@3.21.1's llama/gitRelease.bundle, sha256-checked) into third_party/llama.cpp/ for the
+# tokenizer conformance vectors and chat-template conformance suite (not committed).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 say() { printf '[setup] %s\n' "$*"; }
@@ -22,7 +26,7 @@ fi
 # 2. Debian packages.
 pkgs=(build-essential cmake ninja-build pkg-config git ca-certificates curl nodejs npm
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-      libpcre2-dev libvulkan1 vulkan-tools python3 python3-jinja2
+      libpcre2-dev libicu-dev libvulkan1 vulkan-tools python3 python3-jinja2
       clang libclang-rt-14-dev chromium-common)
 missing=()
 for p in "${pkgs[@]}"; do
@@ -75,8 +79,18 @@ npm_file() {
 npm_file Dawn bun-webgpu-linux-x64@0.1.7 libwebgpu_wrapper.so "$root/third_party/dawn/libwebgpu_wrapper.so" \
   3190c3777f2c07fcf6a0640833cbf5d0cde859dc53aed6d9083946d093198788
 
-# 4. llama.cpp's source bundle (npm node-llama-cpp@3.21.1 carries it, ~35 MB): the chat-template conformance
-#    tests extract its 68 models/templates/*.jinja at test time (tests/golden/chat_templates_setup.sh).
+# 4. node-llama-cpp (llama.cpp 80fb11a prebuilt) for the llama.cpp oracle tests and the benchmarks.
+if [ -f "$root/bench/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libllama.v0.4.0.so" ] &&
+   [ -d "$root/bench/node_modules/@node-llama-cpp/linux-x64-vulkan" ]; then
+  say "node-llama-cpp: already installed in bench/node_modules"
+else
+  say "installing node-llama-cpp 3.21.1 (CPU + Vulkan prebuilts) into bench/node_modules (npm ci, about 160 MB)"
+  (cd "$root/bench" && npm ci --ignore-scripts --omit=optional --no-audit --no-fund) \
+    || die "npm ci in bench/ failed (network or registry)"
+fi
+# 5. llama.cpp's source bundle (npm node-llama-cpp@3.21.1 carries it, ~35 MB): the chat-template conformance
+#    tests extract its 68 models/templates/*.jinja at test time (tests/golden/chat_templates_setup.sh), the
+#    tokenizer tests its vocab-only GGUF files and test vectors (scripts/vocab_vectors.sh).
 npm_file "llama.cpp source bundle" node-llama-cpp@3.21.1 llama/gitRelease.bundle \
   "$root/third_party/llama.cpp/gitRelease.bundle" 9336d8aab8f8e6a8919380f3641fe92e57b02fb55df1b6bd083b82491a6293b8 \
   "$root/bench/node_modules/node-llama-cpp/llama/gitRelease.bundle"

@@ -4,10 +4,14 @@
 #include <cstring>
 #include <wgrt/error.h>
 
+#include "formats/ggml_blocks.h"
 #include "util/half.h"
 
 namespace wgrt {
 namespace {
+
+constexpr const char* kDecodableTypes =
+    "it loads F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4";
 
 uint16_t load_u16(const uint8_t* p) {
   uint16_t v;
@@ -44,47 +48,68 @@ int q8_code(float t) {
   return static_cast<int>(u);
 }
 
+using BlockDecoder = void (*)(const uint8_t*, float*);
+
+BlockDecoder block_decoder(GgmlType type) {
+  using namespace ggml_blocks;
+  switch (type) {
+    case GgmlType::Q4_0: return decode_q4_0;
+    case GgmlType::Q4_1: return decode_q4_1;
+    case GgmlType::Q5_0: return decode_q5_0;
+    case GgmlType::Q5_1: return decode_q5_1;
+    case GgmlType::Q8_0: return decode_q8_0;
+    case GgmlType::IQ4_NL: return decode_iq4_nl;
+    case GgmlType::MXFP4: return decode_mxfp4;
+    case GgmlType::Q2_K: return decode_q2_k;
+    case GgmlType::Q3_K: return decode_q3_k;
+    case GgmlType::Q4_K: return decode_q4_k;
+    case GgmlType::Q5_K: return decode_q5_k;
+    case GgmlType::Q6_K: return decode_q6_k;
+    case GgmlType::IQ4_XS: return decode_iq4_xs;
+    default: return nullptr;
+  }
+}
+
 }  // namespace
 
-std::vector<float> dequantize(GgmlType type, std::span<const uint8_t> data, uint64_t n_elems,
-                              const std::string& name) {
+bool ggml_type_decodable(GgmlType t) {
+  return t == GgmlType::F32 || t == GgmlType::F16 || t == GgmlType::BF16 || block_decoder(t) != nullptr;
+}
+
+static void check_decodable(GgmlType type, std::span<const uint8_t> data, uint64_t n_elems, const std::string& name) {
   if (!ggml_type_decodable(type))
-    throw Unsupported("tensor " + name + " has type " + ggml_type_name(type) + ", not supported yet");
+    throw Unsupported("tensor " + name + " has type " + ggml_type_name(type) + ", which wgrt cannot load (" +
+                      kDecodableTypes + ")");
   check_size(type, data, n_elems, name);
-  std::vector<float> out(static_cast<size_t>(n_elems));
+}
+
+void dequantize_into(GgmlType type, std::span<const uint8_t> data, uint64_t n_elems, float* out,
+                     const std::string& name) {
+  check_decodable(type, data, n_elems, name);
   const uint8_t* p = data.data();
   switch (type) {
     case GgmlType::F32:
-      if (n_elems) std::memcpy(out.data(), p, n_elems * 4);
-      break;
+      if (n_elems) std::memcpy(out, p, n_elems * 4);
+      return;
     case GgmlType::F16:
       for (uint64_t i = 0; i < n_elems; ++i) out[i] = f16_to_f32(load_u16(p + 2 * i));
-      break;
+      return;
     case GgmlType::BF16:
       for (uint64_t i = 0; i < n_elems; ++i) out[i] = bf16_to_f32(load_u16(p + 2 * i));
-      break;
-    case GgmlType::Q4_0:
-      for (uint64_t b = 0; b < n_elems / 32; ++b) {
-        const uint8_t* blk = p + b * 18;
-        float d = f16_to_f32(load_u16(blk));
-        float* o = out.data() + b * 32;
-        for (int j = 0; j < 16; ++j) {
-          o[j] = static_cast<float>((blk[2 + j] & 0x0F) - 8) * d;
-          o[j + 16] = static_cast<float>((blk[2 + j] >> 4) - 8) * d;
-        }
-      }
-      break;
-    case GgmlType::Q8_0:
-      for (uint64_t b = 0; b < n_elems / 32; ++b) {
-        const uint8_t* blk = p + b * 34;
-        float d = f16_to_f32(load_u16(blk));
-        float* o = out.data() + b * 32;
-        for (int j = 0; j < 32; ++j) o[j] = static_cast<float>(static_cast<int8_t>(blk[2 + j])) * d;
-      }
-      break;
-    default:
-      break;  // unreachable: filtered by ggml_type_decodable
+      return;
+    default: {
+      const BlockDecoder dec = block_decoder(type);
+      const GgmlTypeTraits tr = *ggml_type_traits(static_cast<uint32_t>(type));
+      for (uint64_t b = 0; b < n_elems / tr.block_elems; ++b) dec(p + b * tr.block_bytes, out + b * tr.block_elems);
+    }
   }
+}
+
+std::vector<float> dequantize(GgmlType type, std::span<const uint8_t> data, uint64_t n_elems,
+                              const std::string& name) {
+  check_decodable(type, data, n_elems, name);
+  std::vector<float> out(static_cast<size_t>(n_elems));
+  dequantize_into(type, data, n_elems, out.data(), name);
   return out;
 }
 

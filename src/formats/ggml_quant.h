@@ -1,11 +1,11 @@
 // Decoding and encoding of ggml tensor data (the block formats of ggml-quants.c), and the repack of GGUF Q4_0
 // into wgrt's q4gsw GPU layout.
 //
-// Block formats (little-endian, blocks run along ne0, i.e. along a row of K elements):
+// Blocks run along ne0, i.e. along a row of K elements; F16 / BF16 / F32 are plain little-endian arrays.
+// Every block format's layout is documented in ggml_blocks.h (the per-block decoders, one file per family).
 //   Q4_0: 18 bytes per 32 elements: f16 d, then uint8 qs[16]; element j<16 = low nibble of qs[j],
 //         element j+16 = high nibble of qs[j]; value = (q - 8) * d.
 //   Q8_0: 34 bytes per 32 elements: f16 d, then int8 qs[32]; value = qs[j] * d.
-//   F16 / BF16 / F32: plain little-endian arrays.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -17,11 +17,15 @@
 namespace wgrt {
 
 // Dequantizes n_elems elements of `type` from `data` (which must hold exactly the bytes of n_elems elements;
-// n_elems must be a multiple of the block size). `name` is used in messages.
-// Throws Unsupported("tensor <name> has type Q4_K, not supported yet") for types other than
-// F32/F16/BF16/Q4_0/Q8_0, FormatError if the sizes disagree.
+// n_elems must be a multiple of the block size) to f32, bit-exact with llama.cpp's dequantize_row_<type>
+// (ggml-quants.c at 80fb11a; checked against gguf-py goldens). `name` is used in messages.
+// Throws Unsupported("tensor <name> has type IQ2_XXS, which wgrt cannot load (it loads ...)") for types
+// ggml_type_decodable() rejects, FormatError if the sizes disagree. Pure function: any thread.
 std::vector<float> dequantize(GgmlType type, std::span<const uint8_t> data, uint64_t n_elems,
                               const std::string& name);
+// The same into out[0, n_elems) (caller-owned).
+void dequantize_into(GgmlType type, std::span<const uint8_t> data, uint64_t n_elems, float* out,
+                     const std::string& name);
 
 // Quantizes to Q4_0 / Q8_0 with llama.cpp's reference semantics (quantize_row_q4_0_ref / _q8_0_ref):
 //   Q4_0: per block, m = the element of largest magnitude (signed, first one on ties), d = m / -8,

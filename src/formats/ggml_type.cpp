@@ -46,9 +46,4 @@ std::string ggml_type_name(GgmlType t) {
   return tr ? std::string(tr->name) : "type#" + std::to_string(static_cast<uint32_t>(t));
 }
 
-bool ggml_type_decodable(GgmlType t) {
-  return t == GgmlType::F32 || t == GgmlType::F16 || t == GgmlType::BF16 || t == GgmlType::Q4_0 ||
-         t == GgmlType::Q8_0;
-}
-
 }  // namespace wgrt

@@ -1,6 +1,6 @@
 // ggml tensor type ids as stored in GGUF tensor infos (ggml/include/ggml.h enum ggml_type), with block
 // geometry (elements per block, bytes per block) so that any known type's data extent can be validated even
-// when wgrt cannot decode it. Decoding support (to_f32) exists for F32, F16, BF16, Q4_0, Q8_0 only.
+// when wgrt cannot decode it. ggml_type_decodable() says which ones it decodes.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -25,7 +25,8 @@ struct GgmlTypeTraits {
 std::optional<GgmlTypeTraits> ggml_type_traits(uint32_t id);
 // "Q4_K", or "type#<id>" for unknown ids.
 std::string ggml_type_name(GgmlType t);
-// True for the types wgrt can dequantize: F32, F16, BF16, Q4_0, Q8_0.
+// True for the types wgrt can dequantize (dequantize() in ggml_quant.h): F32, F16, BF16, Q4_0, Q4_1, Q5_0,
+// Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4. Defined in ggml_quant.cpp.
 bool ggml_type_decodable(GgmlType t);
 
 }  // namespace wgrt

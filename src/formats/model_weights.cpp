@@ -120,6 +120,8 @@ WeightSource load_gguf_llama(GgufFile file) {
   auto g = std::make_shared<const GgufFile>(std::move(file));
   ws.gguf_ = g;
   const std::string ctx = "gguf '" + printable(g->path(), 300) + "'";
+  if (g->tensors().empty() && g->has("tokenizer.ggml.model"))
+    throw FormatError(ctx + ": no tensors, only a vocabulary (a vocab-only file): wgrt tokenize -m reads it");
   LlamaConfig& c = ws.cfg_;
   c.arch = g->get_string("general.architecture");
   if (c.arch != "llama" && c.arch != "qwen2" && c.arch != "qwen3")

@@ -55,7 +55,7 @@ struct WeightTensor {
 
   int64_t rows() const { return shape.size() == 2 ? shape[0] : 1; }
   int64_t cols() const { return shape.back(); }
-  std::vector<float> to_f32() const;  // Unsupported for types other than F32/F16/BF16/Q4_0/Q8_0
+  std::vector<float> to_f32() const;  // dequantize(): Unsupported for types ggml_type_decodable() rejects
   Q4gsw q4gsw() const;                // Unsupported unless type == Q4_0
 };
 

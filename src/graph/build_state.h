@@ -9,6 +9,7 @@
 
 #include "graph/graph.h"
 #include "graph/op_builder.h"
+#include "graph/op_registry.h"
 #include "graph/executable.h"
 #include "graph/profiler.h"
 #include "webgpu/bind_group.h"
@@ -58,6 +59,7 @@ class BuildState {
   size_t uniforms_laid_out = 0;
   bool uniform_dirty = true;
   std::vector<ScratchRequest> scratch;
+  const OpDef* current_op = nullptr;  // the op whose build() is running (OpBuilder checks its kernel list)
 
   // Buffers: tensor_buffer[value id] -> index into buffers (-1 for non-tensors); scratch_buffer[slot].
   std::vector<webgpu::Buffer> buffers;

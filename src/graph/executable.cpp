@@ -197,7 +197,13 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::build(Graph graph, webgpu::Dev
       throw InvalidArgument(fmt::format("node {} '{}': unknown op '{}' (see `wgrt ops` for the registered ops)", i,
                                         nodes[i].label, nodes[i].op));
     OpBuilder b(*s, i);
+    s->current_op = def;
     def->build(b);
+    s->current_op = nullptr;
+    if (def->resizable != bool(s->nodes[i].resize))
+      throw InvalidArgument(fmt::format("node {} '{}': op '{}' is registered with resizable = {} but its build registers {} resize hook",
+                                        i, nodes[i].label, nodes[i].op, def->resizable,
+                                        s->nodes[i].resize ? "a" : "no"));
     // Lay out this node's uniform blocks now, so its resize hook can write them.
     uint64_t align = s->uniform_alignment();
     for (size_t k = s->uniforms_laid_out; k < s->uniforms.size(); ++k) {

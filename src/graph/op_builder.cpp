@@ -1,5 +1,7 @@
 #include "graph/op_builder.h"
 
+#include <fmt/ranges.h>
+
 #include "graph/build_state.h"
 #include "webgpu/device.h"
 
@@ -150,6 +152,12 @@ DispatchRef OpBuilder::dispatch(webgpu::KernelSpec spec, std::vector<Binding> bi
   }
   // The WGSL declares the interface; the op's bindings must agree with it.
   const std::string& kernel = d.pipeline->label;
+  if (const OpDef* def = s_.current_op) {
+    bool listed = false;
+    for (const std::string& k : def->kernels) listed |= k == kernel;
+    check(listed, "dispatches kernel {}, which the op's registration (OpDef.kernels: {}) does not list", kernel,
+          fmt::join(def->kernels, ", "));
+  }
   const std::vector<webgpu::WgslBinding>& decl = d.pipeline->iface.bindings;
   check(bindings.size() == decl.size(), "kernel {} declares {} bindings in its WGSL but the op binds {}", kernel,
         decl.size(), bindings.size());

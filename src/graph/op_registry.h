@@ -21,8 +21,10 @@ class OpBuilder;
 struct OpDef {
   std::string name;                  // standard name, e.g. "et_vk.rms_norm.default"
   std::function<void(OpBuilder&)> build;
-  std::vector<std::string> kernels;  // WGSL files/entry points it may dispatch (for `wgrt ops`)
-  bool resizable = true;             // has a resize hook (dynamic shapes supported)
+  // Every "<shader>:<entry>" build() may dispatch (for `wgrt ops`). Checked: a dispatch of a kernel not listed
+  // here fails the build (OpBuilder::dispatch), and tests/core/registry_test.cpp checks each listed kernel exists.
+  std::vector<std::string> kernels;
+  bool resizable = true;  // build() registers a resize hook (dynamic shapes); checked after every build()
 };
 
 class OpRegistry {

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <optional>
 #include <tuple>
 
 
+#include "ops/linear/linear_ggml.h"
 #include "ops/rope/rope_tables.h"
 #include "wgrt/error.h"
 
@@ -17,10 +19,11 @@ class Builder {
  public:
   Builder(const WeightSource& w, const LlamaGraphOptions& o, LlamaGraph& out) : w_(w), cfg_(w.config()), o_(o), out_(out) {}
 
-  // A [N, K] weight as either a q4gsw pair (4-bit) or an f32 matrix.
+  // A [N, K] weight as a q4gsw pair (4-bit), raw ggml blocks (wtype >= 0) or an f32 matrix.
   struct Matrix {
     bool q4 = false;
-    ValueId weight = -1, scales = -1;  // q4: qweight u32 [N, K/8], scales f32 [N, K/32]
+    int64_t wtype = -1;                // ggml type id of raw blocks kept as they are in the file
+    ValueId weight = -1, scales = -1;  // q4: qweight u32 [N, K/8], scales f32 [N, K/32]; ggml: u32 [words]
     int64_t n = 0, k = 0;
   };
 
@@ -34,18 +37,52 @@ class Builder {
   std::optional<Matrix> stacked(const std::string& a, const std::string& b, const std::string& name) {
     const WeightTensor& ta = w_.get(a);
     const WeightTensor& tb = w_.get(b);
-    if (ta.cols() != tb.cols() || keeps_q4(ta) != keeps_q4(tb)) return std::nullopt;
+    if (ta.cols() != tb.cols() || keeps_q4(ta) != keeps_q4(tb) || keeps_blocks(ta) != keeps_blocks(tb) ||
+        (keeps_blocks(ta) && ta.type != tb.type))
+      return std::nullopt;
     return upload(name, {&ta, &tb});
   }
 
   bool keeps_q4(const WeightTensor& t) const { return t.type == GgmlType::Q4_0 && o_.weights == WeightPolicy::Auto; }
+  // Types the block-format kernels decode (wgrt.linear_ggml / wgrt.embedding_ggml) stay in the file's bytes.
+  bool keeps_blocks(const WeightTensor& t) const {
+    return o_.weights == WeightPolicy::Auto && !keeps_q4(t) && t.type != GgmlType::F32 &&
+           ops::ggml_gpu_block(int64_t(t.type)).has_value() && t.cols() % ops::ggml_gpu_block(int64_t(t.type))->elems == 0;
+  }
+
+  // Counts a file tensor's bytes, and those of it that load widened to f32 (see LlamaGraph::widened_bytes).
+  void account(const WeightTensor& t, bool kept) {
+    out_.file_weight_bytes += t.data.size();
+    if (!kept && t.type != GgmlType::F32) {
+      out_.widened_file_bytes += t.data.size();
+      out_.widened_gpu_bytes += t.n_elements * 4;
+    }
+  }
 
   // One weight constant from the rows of `parts` (same column count and storage), as q4gsw or f32.
+  // Under WeightPolicy::Auto, Q4_0 becomes q4gsw and the types ops::ggml_gpu_block() lists stay as raw blocks;
+  // every other type is dequantized to f32 here (interim, until the block-format kernels decode it too).
   Matrix upload(const std::string& name, std::vector<const WeightTensor*> parts) {
     Matrix m;
     m.k = parts[0]->cols();
-    for (const WeightTensor* t : parts) m.n += t->rows();
-    if (keeps_q4(*parts[0])) {
+    for (const WeightTensor* t : parts) {
+      m.n += t->rows();
+      account(*t, keeps_q4(*parts[0]) || keeps_blocks(*parts[0]));
+    }
+    if (keeps_blocks(*parts[0])) {
+      uint64_t bytes = 0;
+      for (const WeightTensor* t : parts) bytes += t->data.size();
+      std::vector<uint32_t> words((bytes + 3) / 4, 0u);
+      uint8_t* dst = reinterpret_cast<uint8_t*>(words.data());
+      for (const WeightTensor* t : parts) {
+        std::memcpy(dst, t->data.data(), t->data.size());
+        dst += t->data.size();
+      }
+      m.wtype = int64_t(parts[0]->type);
+      out_.weight_bytes += words.size() * 4;
+      const int64_t nw = int64_t(words.size());
+      m.weight = g().constant(name, DType::U32, {nw}, ConstantData::from_vector(std::move(words)));
+    } else if (keeps_q4(*parts[0])) {
       Q4gsw q = parts[0]->q4gsw();
       for (size_t i = 1; i < parts.size(); ++i) {
         Q4gsw more = parts[i]->q4gsw();
@@ -70,6 +107,7 @@ class Builder {
 
   ValueId vector(const std::string& name) {
     const WeightTensor& t = w_.get(name);
+    account(t, false);
     std::vector<float> f = t.to_f32();
     out_.weight_bytes += f.size() * 4;
     int64_t n = int64_t(f.size());
@@ -90,7 +128,9 @@ class Builder {
   ValueId linear(ValueId x, const Matrix& m, const std::string& bias_name, const std::string& label) {
     ValueId bias = bias_name.empty() || !w_.has(bias_name) ? g().none() : vector(bias_name);
     ValueId y = g().tensor(DType::F32, like(x, m.n), label);
-    if (m.q4)
+    if (m.wtype >= 0)
+      g().op("wgrt.linear_ggml.default", {x, m.weight, g().int_value(m.wtype), g().int_value(m.n), bias, y}, label);
+    else if (m.q4)
       g().op("et_vk.linear_q4gsw.default", {x, m.weight, m.scales, g().int_value(32), bias, y}, label);
     else
       g().op("aten.linear.default", {x, m.weight, bias, y}, label);
@@ -127,11 +167,12 @@ class Builder {
   }
 
   void build() {
-    const int C = o_.context > 0 ? o_.context : cfg_.context_length;
-    if (C <= 0) throw InvalidArgument("the model declares no context length: pass a context size");
+    // Final values, resolved by the caller (Llm::load): no defaults here.
+    const int C = o_.context, S = o_.max_prefill;
+    if (C <= 0) throw InvalidArgument(fmt::format("context {} must be at least 1", C));
     if (C > cfg_.context_length && cfg_.context_length > 0)
       throw InvalidArgument(fmt::format("context {} exceeds the model's context length {}", C, cfg_.context_length));
-    const int S = o_.max_prefill > 0 ? std::min(o_.max_prefill, C) : std::min(C, 512);
+    if (S <= 0 || S > C) throw InvalidArgument(fmt::format("max_prefill {} must be in 1..context ({})", S, C));
     out_.context = C;
     out_.max_prefill = S;
     const int64_t D = cfg_.dim, hd = cfg_.head_dim, Hq = cfg_.n_heads, Hkv = cfg_.n_kv_heads;
@@ -150,7 +191,10 @@ class Builder {
     // Token embedding.
     ValueId x = g().tensor(DType::F32, {1, S, D}, "embd");
     Matrix emb = matrix("tok_embd");
-    if (emb.q4)
+    if (emb.wtype >= 0)
+      g().op("wgrt.embedding_ggml.default",
+             {emb.weight, g().int_value(emb.wtype), g().int_value(emb.n), g().int_value(emb.k), out_.tokens, x}, "tok_embd");
+    else if (emb.q4)
       g().op("et_vk.embedding_q4gsw.default", {emb.weight, emb.scales, g().int_value(32), out_.tokens, x}, "tok_embd");
     else
       g().op("aten.embedding.default", {emb.weight, out_.tokens, x}, "tok_embd");

@@ -9,8 +9,11 @@
 // Then the last position's hidden state -> rms_norm -> output linear (tied to tok_embd when the model ties
 // them) -> logits [1, vocab] and argmax [1] (greedy decoding reads back one int; wgrt.argmax_checked, so
 // it is -1 when any logit is NaN or infinite).
-// Weights: Q4_0 matrices become q4gsw constants (et_vk.linear_q4gsw / embedding_q4gsw) unless
-// WeightPolicy::F32; F32/F16/BF16/Q8_0 load as f32.
+// Weights (WeightPolicy::Auto): Q4_0 matrices become q4gsw constants (et_vk.linear_q4gsw / embedding_q4gsw);
+// matrices of the types ops::ggml_gpu_block() lists (ops/linear/linear_ggml.h) are uploaded as the file's raw
+// blocks and decoded inside wgrt.linear_ggml / wgrt.embedding_ggml. Every other type ggml_type_decodable()
+// accepts, and every vector, is dequantized to f32 at load (interim for matrices: 4 bytes per weight on the
+// GPU; LlamaGraph::widened_* say how much that costs). WeightPolicy::F32 dequantizes everything.
 // Follows: Meta Llama / llama2.c run.c forward pass; Qwen2/Qwen3 (Hugging Face modeling code).
 #pragma once
 #include <cstdint>
@@ -22,13 +25,13 @@
 namespace wgrt::models {
 
 enum class WeightPolicy {
-  Auto,  // keep Q4_0 as 4-bit on the GPU, everything else f32
+  Auto,  // Q4_0 as q4gsw, the block-format kernels' types as raw blocks, everything else f32
   F32,   // dequantize every weight to f32
 };
 
 struct LlamaGraphOptions {
-  int context = 0;       // KV-cache length C (0: the model's context_length); tokens beyond it are an error
-  int max_prefill = 0;   // max tokens per execute (0: min(context, 512))
+  int context = 0;       // KV-cache length C, 1..the model's context_length (final: Llm::load resolves defaults)
+  int max_prefill = 0;   // max tokens per execute, 1..context (final, as context)
   WeightPolicy weights = WeightPolicy::Auto;
 };
 
@@ -40,6 +43,10 @@ struct LlamaGraph {
   ValueId next_token = -1; // output i32 [1] (argmax of logits; -1 if a logit is NaN or +-inf)
   int context = 0, max_prefill = 0;
   uint64_t weight_bytes = 0;  // bytes of weight constants as uploaded
+  uint64_t file_weight_bytes = 0;   // bytes of the file tensors those constants were made from
+  // Interim (until block-format kernels): file bytes of the tensors dequantized to f32 at load, and the GPU
+  // bytes they take as f32 (4 bytes per element). Tensors stored as F32 are not counted.
+  uint64_t widened_file_bytes = 0, widened_gpu_bytes = 0;
 };
 
 // Throws InvalidArgument for bad options, Unsupported for tensor types it cannot load.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <wgrt/error.h>
@@ -60,7 +61,9 @@ uint32_t file_type(GgmlType t) {
   }
 }
 
-void set_vocab(GgufWriter& w, int vocab) {
+void set_vocab(GgufWriter& w, const SynthConfig& c) {
+  const int vocab = c.vocab;
+  const int n_control = int(c.control_tokens.size());
   std::vector<std::string> tokens;
   std::vector<float> scores;
   std::vector<int32_t> types;
@@ -74,7 +77,8 @@ void set_vocab(GgufWriter& w, int vocab) {
   add("<s>", 0.0f, 3);
   add("</s>", 0.0f, 3);
   for (int b = 0; b < 256; ++b) add(fmt::format("<0x{:02X}>", b), 0.0f, 6);
-  for (int i = 0; kFirstFiller + i < vocab; ++i) add(fmt::format("\xE2\x96\x81w{}", i), -float(i + 1), 1);
+  for (int i = 0; kFirstFiller + i < vocab - n_control; ++i) add(fmt::format("\xE2\x96\x81w{}", i), -float(i + 1), 1);
+  for (const std::string& t : c.control_tokens) add(t, 0.0f, 3);
   w.set("tokenizer.ggml.model", GgufValue::of_string("llama"));
   w.set("tokenizer.ggml.tokens", GgufValue::array_of_strings(std::move(tokens)));
   w.set("tokenizer.ggml.scores", GgufValue::array_of<float>(GgufValueType::F32, scores));
@@ -84,6 +88,10 @@ void set_vocab(GgufWriter& w, int vocab) {
   w.set("tokenizer.ggml.unknown_token_id", GgufValue::of_u32(0));
   w.set("tokenizer.ggml.add_bos_token", GgufValue::of_bool(true));
   w.set("tokenizer.ggml.add_eos_token", GgufValue::of_bool(false));
+  for (int i = 0; i < n_control; ++i)
+    if (c.control_tokens[size_t(i)] == c.eot_token)
+      w.set("tokenizer.ggml.eot_token_id", GgufValue::of_u32(uint32_t(vocab - n_control + i)));
+  if (!c.chat_template.empty()) w.set("tokenizer.chat_template", GgufValue::of_string(c.chat_template));
 }
 
 }  // namespace
@@ -117,6 +125,16 @@ void validate_synth(const SynthConfig& c, GgmlType type) {
   range("layers", c.layers, 1, 4096);
   range("vocab", c.vocab, kFirstFiller + 1, 1 << 24);
   range("context", c.context, 1, 1 << 24);
+  if (int64_t(c.control_tokens.size()) >= int64_t(c.vocab) - kFirstFiller)
+    bad("control_tokens", int64_t(c.control_tokens.size()), fmt::format("leave no filler token in a vocab of {}", c.vocab));
+  for (size_t i = 0; i < c.control_tokens.size(); ++i) {
+    if (c.control_tokens[i].empty()) bad("control_tokens", int64_t(i), "is an empty string");
+    for (size_t j = 0; j < i; ++j)
+      if (c.control_tokens[j] == c.control_tokens[i]) bad("control_tokens", int64_t(i), "repeats an earlier token");
+  }
+  if (!c.eot_token.empty() &&
+      std::find(c.control_tokens.begin(), c.control_tokens.end(), c.eot_token) == c.control_tokens.end())
+    throw InvalidArgument(fmt::format("synth config '{}': eot_token '{}' is not one of control_tokens", c.name, c.eot_token));
   if (c.heads % c.kv_heads != 0) bad("heads", c.heads, fmt::format("is not a multiple of kv_heads {}", c.kv_heads));
   if (c.head_dim % 2 != 0) bad("head_dim", c.head_dim, "is odd (RoPE rotates pairs)");
   if (int64_t(c.heads) * c.head_dim > 65536) bad("heads*head_dim", int64_t(c.heads) * c.head_dim, "exceeds 65536");
@@ -160,7 +178,7 @@ GgufWriter synth_gguf(const SynthConfig& c, GgmlType type, uint64_t seed) {
   w.set(a + "attention.layer_norm_rms_epsilon", GgufValue::of_f32(c.rms_eps));
   w.set(a + "rope.freq_base", GgufValue::of_f32(c.rope_theta));
   w.set(a + "rope.dimension_count", u32(c.head_dim));
-  set_vocab(w, c.vocab);
+  set_vocab(w, c);
 
   const uint64_t D = uint64_t(c.dim), F = uint64_t(c.ffn), Q = uint64_t(c.heads) * c.head_dim,
                  KV = uint64_t(c.kv_heads) * c.head_dim, V = uint64_t(c.vocab);

@@ -18,7 +18,10 @@
 //   vocabulary (tokenizer.ggml.model "llama", SentencePiece-style), exactly `vocab` entries:
 //     0 "<unk>" (type 2 unknown), 1 "<s>" (3 control, BOS), 2 "</s>" (3 control, EOS), 3..258 "<0x00>".."<0xFF>"
 //     (6 byte), then "▁w0", "▁w1", ... (1 normal) with scores -1, -2, ... (specials and bytes score 0);
-//     bos/eos/unknown ids, add_bos_token true, add_eos_token false.
+//     bos/eos/unknown ids, add_bos_token true, add_eos_token false. `control_tokens` (e.g. "<|im_start|>",
+//     "<|im_end|>") take the last ids, in order (type 3 control, score 0), in place of the last fillers;
+//     `eot_token` names one of them as tokenizer.ggml.eot_token_id; `chat_template` (Jinja2 source) becomes
+//     tokenizer.chat_template when not empty.
 // Writing streams tensor data (GgufWriter::add_tensor_stream): memory stays at a few chunks, not the model size.
 #pragma once
 #include <cstdint>
@@ -39,6 +42,9 @@ struct SynthConfig {
   bool qkv_bias = false;     // attn_q/k/v.bias (qwen2)
   bool tied = true;          // no output.weight: the classifier is token_embd
   float init_std = 0.02f;    // std of the random weights
+  std::string chat_template;                 // tokenizer.chat_template; "" : none
+  std::vector<std::string> control_tokens;   // special tokens at the end of the vocabulary
+  std::string eot_token;                     // "" or one of control_tokens: tokenizer.ggml.eot_token_id
 };
 
 // Presets (data, in synth.cpp): llama-3.2-1b, qwen2.5-0.5b, smollm2-135m.
@@ -48,7 +54,8 @@ const SynthConfig& synth_preset(std::string_view name);
 
 // Checks `c` and `type`: InvalidArgument naming the field for arch other than llama/qwen2, non-positive or
 // absurd sizes (dim, ffn, head_dim, heads <= 65536; layers <= 4096; vocab in [260, 2^24]; context <= 2^24),
-// heads % kv_heads != 0, odd head_dim, dim/ffn/heads*head_dim not multiples of 32 for Q4_0/Q8_0, type not in
+// heads % kv_heads != 0, odd head_dim, control_tokens that leave no filler or repeat or are empty, an
+// eot_token not among control_tokens, dim/ffn/heads*head_dim not multiples of 32 for Q4_0/Q8_0, type not in
 // {F32, F16, Q4_0, Q8_0}, init_std not finite and positive.
 void validate_synth(const SynthConfig& c, GgmlType type);
 

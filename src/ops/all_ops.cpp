@@ -10,6 +10,8 @@ void register_builtin_ops(OpRegistry& r) {
   ops::register_unary_ops(r);
   ops::register_swiglu_ops(r);
   ops::register_linear_ops(r);
+  ops::register_linear_ggml_ops(r);
+  ops::register_embedding_ggml_ops(r);
   ops::register_norm_ops(r);
   ops::register_embedding_ops(r);
   ops::register_softmax_ops(r);

@@ -9,8 +9,10 @@ void register_binary_ops(OpRegistry& r);       // elementwise/binary.cpp
 void register_unary_ops(OpRegistry& r);        // elementwise/unary.cpp
 void register_swiglu_ops(OpRegistry& r);       // elementwise/swiglu.cpp
 void register_linear_ops(OpRegistry& r);       // linear/linear.cpp
+void register_linear_ggml_ops(OpRegistry& r);  // linear/linear_ggml.cpp
 void register_norm_ops(OpRegistry& r);         // norm/rms_norm.cpp
 void register_embedding_ops(OpRegistry& r);    // embedding/embedding.cpp
+void register_embedding_ggml_ops(OpRegistry& r);  // embedding/embedding_ggml.cpp
 void register_softmax_ops(OpRegistry& r);      // reduce/softmax.cpp
 void register_argmax_ops(OpRegistry& r);       // reduce/argmax.cpp
 void register_rope_ops(OpRegistry& r);         // rope/rope.cpp

@@ -7,6 +7,8 @@
 #include <wgrt/error.h>
 
 #include "text/greedy_merge.h"
+#include "text/pre_table.h"
+#include "text/unicode_props.h"
 #include "text/utf8.h"
 #include "util/printable.h"
 
@@ -45,10 +47,31 @@ int BpeTokenizer::unicode_to_byte(uint32_t cp) {
   return cp < table().from_cp.size() ? table().from_cp[cp] : -1;
 }
 
-BpeTokenizer::BpeTokenizer(TokenizerSpec spec)
+namespace {
+PreSpec pre_spec_of(const TokenizerSpec& spec) {
+  // llama.cpp's "gemma4" model always uses the gemma4 pre-tokenizer, whatever tokenizer.ggml.pre says.
+  auto p = find_pre(spec.model == "gemma4" ? std::string_view("gemma4") : std::string_view(spec.pre));
+  if (!p) throw Unsupported(PreTokenizer::unsupported_pre_message(spec.pre));
+  return std::move(*p);
+}
+}  // namespace
+
+BpeTokenizer::BpeTokenizer(TokenizerSpec spec) : BpeTokenizer(spec, pre_spec_of(spec)) {}
+
+BpeTokenizer::BpeTokenizer(TokenizerSpec& spec, PreSpec pre)
     : SpecTokenizer(spec, "bpe tokenizer"),
-      pre_(PreTokenizer::from_name(spec.pre)),
-      ignore_merges_(PreTokenizer::ignores_merges(spec.pre)) {
+      pre_(pre.regexes),
+      ignore_merges_(pre.ignore_merges),
+      byte_encode_(pre.byte_encode),
+      escape_spaces_(pre.escape_spaces),
+      newline_words_(pre.kind == "GEMMA4") {
+  if (spec.merges.empty()) {
+    throw InvalidArgument("bpe tokenizer: the vocabulary has no merges (tokenizer.ggml.merges); a BPE tokenizer "
+                          "needs them: the file is incomplete, re-convert the model");
+  }
+  if (!byte_encode_) {
+    for (int b = 0; b < 256; ++b) byte_ids_[b] = vocab_.find(fmt::format("<0x{:02X}>", b));
+  }
   if (spec.merges.size() > VocabTable::kMaxTokens) {
     throw InvalidArgument(fmt::format("bpe tokenizer: {} merges (more than {})", spec.merges.size(),
                                       VocabTable::kMaxTokens));
@@ -66,18 +89,24 @@ BpeTokenizer::BpeTokenizer(TokenizerSpec spec)
 
 void BpeTokenizer::encode_word(std::string_view word, std::vector<int32_t>& out) const {
   std::string mapped;
-  std::vector<Span> syms;
-  for (char c : word) {
-    const std::string& ch = table().to_char[static_cast<unsigned char>(c)];
-    syms.push_back({static_cast<uint32_t>(mapped.size()), static_cast<uint32_t>(mapped.size() + ch.size())});
-    mapped += ch;
+  if (byte_encode_) {
+    for (char c : word) mapped += table().to_char[static_cast<unsigned char>(c)];
+  } else {
+    mapped.assign(word);
   }
-  if (ignore_merges_) {
+  // Whole-word shortcuts: ignore_merges (Llama-3 and others), and Gemma-4's runs of newlines.
+  if (ignore_merges_ || (newline_words_ && mapped.find_first_not_of('\n') == std::string::npos)) {
     const int32_t id = vocab_.find(mapped);
     if (id >= 0) {
       out.push_back(id);
       return;
     }
+  }
+  std::vector<Span> syms;
+  for (std::size_t i = 0; i < mapped.size();) {
+    const std::size_t n = std::min(utf8_seq_len(static_cast<unsigned char>(mapped[i])), mapped.size() - i);
+    syms.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(i + n)});
+    i += n;
   }
   const std::string_view sv(mapped);
   std::string key;
@@ -96,12 +125,10 @@ void BpeTokenizer::encode_word(std::string_view word, std::vector<int32_t>& out)
       out.push_back(id);
       continue;
     }
-    for (std::size_t i = 0; i < t.size();) {
-      const std::size_t n = std::min(utf8_seq_len(static_cast<unsigned char>(t[i])), t.size() - i);
-      const int32_t cid = vocab_.find(t.substr(i, n));
-      if (cid >= 0) out.push_back(cid);
-      else if (vocab_.unk() >= 0) out.push_back(vocab_.unk());
-      i += n;
+    // Byte fallback, one byte at a time (llama.cpp): the single-byte token, or "<0xHH>" without byte encoding.
+    for (char c : t) {
+      const int32_t bid = byte_encode_ ? vocab_.find(std::string_view(&c, 1)) : byte_ids_[static_cast<unsigned char>(c)];
+      if (bid >= 0) out.push_back(bid);
     }
   }
 }
@@ -118,7 +145,8 @@ std::vector<int32_t> BpeTokenizer::encode(std::string_view text, bool add_bos) c
       ids.push_back(f.token);
       continue;
     }
-    for (auto [off, len] : pre_.split(f.text)) encode_word(f.text.substr(off, len), ids);
+    const std::string clean = reencode_utf8_lossy(escape_spaces_ ? escape_spaces(f.text) : std::string(f.text));
+    for (auto [off, len] : pre_.split(clean)) encode_word(std::string_view(clean).substr(off, len), ids);
   }
   return ids;
 }
@@ -126,6 +154,12 @@ std::vector<int32_t> BpeTokenizer::encode(std::string_view text, bool add_bos) c
 std::string BpeTokenizer::token_bytes(int32_t id) const {
   const std::string& p = piece(id);
   const TokenType t = vocab_.type(id);
+  if (!byte_encode_) {  // raw UTF-8 pieces, "▁" for spaces when escape_spaces, "<0xHH>" byte tokens
+    unsigned char byte = 0;
+    if (t == TokenType::Byte && parse_byte_piece(p, &byte)) return std::string(1, static_cast<char>(byte));
+    if (!escape_spaces_ || (t != TokenType::Normal && t != TokenType::Undefined && t != TokenType::Unused)) return p;
+    return unescape_spaces(p);
+  }
   if (t != TokenType::Normal && t != TokenType::Undefined && t != TokenType::Unused) return p;
   std::string out;
   for (std::size_t i = 0; i < p.size();) {

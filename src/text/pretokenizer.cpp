@@ -7,26 +7,9 @@
 
 #include <wgrt/error.h>
 
+#include "text/pre_table.h"
+
 namespace wgrt::text {
-namespace {
-
-const char* const kGpt2 =
-    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
-const char* const kGpt2NoTrail = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S))";
-const char* const kLlama3 =
-    R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3})"
-    R"(| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-const char* const kQwen2 =
-    R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N})"
-    R"(| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-
-bool in(std::string_view name, std::initializer_list<std::string_view> names) {
-  for (auto n : names) if (n == name) return true;
-  return false;
-}
-
-}  // namespace
-
 struct PreTokenizer::Impl {
   std::vector<pcre2_code*> codes;  // immutable after construction: split() may run on several threads at once
   ~Impl() {
@@ -39,7 +22,7 @@ PreTokenizer::PreTokenizer(const std::vector<std::string>& patterns) : impl_(std
     int err = 0;
     PCRE2_SIZE off = 0;
     pcre2_code* c = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(p.data()), p.size(),
-                                  PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &err, &off, nullptr);
+                                  PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF | PCRE2_DOLLAR_ENDONLY, &err, &off, nullptr);
     if (!c) {
       PCRE2_UCHAR msg[256];
       pcre2_get_error_message(err, msg, sizeof msg);
@@ -56,19 +39,18 @@ PreTokenizer::PreTokenizer(PreTokenizer&&) noexcept = default;
 PreTokenizer& PreTokenizer::operator=(PreTokenizer&&) noexcept = default;
 
 PreTokenizer PreTokenizer::from_name(std::string_view pre) {
-  if (in(pre, {"gpt2", "mpt", "olmo", "jais"})) return PreTokenizer({kGpt2});
-  if (in(pre, {"llama3", "llama-v3", "llama-bpe"})) return PreTokenizer({kLlama3});
-  if (in(pre, {"qwen2", "stablelm2", "deepseek-r1-qwen"})) return PreTokenizer({kQwen2});
-  if (in(pre, {"smollm", "starcoder", "refact", "command-r", "codeshell", "exaone"})) {
-    return PreTokenizer({R"(\p{N})", kGpt2NoTrail});
-  }
-  if (in(pre, {"default", ""})) {
-    return PreTokenizer({R"([\p{P}\$\+<=>\^~\|]+)", kGpt2NoTrail, R"(\p{N}+)", "[0-9][0-9][0-9]"});
-  }
-  throw Unsupported(fmt::format("pre-tokenizer: tokenizer.ggml.pre '{}' is not supported", printable(pre)));
+  if (auto spec = find_pre(pre)) return PreTokenizer(spec->regexes);
+  throw Unsupported(unsupported_pre_message(pre));
 }
 
-bool PreTokenizer::ignores_merges(std::string_view pre) { return in(pre, {"llama3", "llama-v3", "llama-bpe"}); }
+std::string PreTokenizer::unsupported_pre_message(std::string_view pre) {
+  if (pre_known_unsupported(pre)) {
+    return fmt::format("tokenizer.ggml.pre '{}' is not supported: llama.cpp splits it with hand-written code that "
+                       "wgrt does not have", printable(pre));
+  }
+  return fmt::format("tokenizer.ggml.pre '{}' is not a pre-tokenizer llama.cpp knows (e.g. 'default', 'gpt-2', "
+                     "'llama-bpe', 'qwen2'); the file may be newer than wgrt or damaged", printable(pre));
+}
 
 std::vector<std::pair<std::size_t, std::size_t>> PreTokenizer::split(std::string_view text) const {
   std::vector<std::pair<std::size_t, std::size_t>> frags;

@@ -6,13 +6,10 @@
 // and the unmatched stretches between them (both kept, in order); a regex only sees one fragment at a time, so
 // lookaheads stop at fragment ends. The fragments of the last pass are the words handed to BPE.
 //
-// Names (GGUF tokenizer.ggml.pre) -> patterns, as llama.cpp llm_tokenizer_bpe:
-//   "gpt2", "mpt", "olmo", "jais":  GPT-2  's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
-//   "llama3", "llama-v3", "llama-bpe":  Llama-3 (case-insensitive contractions, \p{N}{1,3}, see .cpp)
-//   "qwen2", "stablelm2", "deepseek-r1-qwen":  Qwen2 (as Llama-3 but single digits \p{N})
-//   "smollm", "starcoder", "refact", "command-r", "codeshell", "exaone":  \p{N}, then GPT-2
-//   "default" or "":  llama.cpp's default list ([\p{P}\$\+<=>\^~\|]+, GPT-2, \p{N}+, [0-9][0-9][0-9])
-// Other names: Unsupported.
+// Empty matches are skipped (the search moves on one byte). `$` matches only at the very end of a fragment
+// (PCRE2_DOLLAR_ENDONLY, as ECMAScript regexes in llama.cpp).
+//
+// Names (GGUF tokenizer.ggml.pre) -> regex lists: pre_table.h (llama.cpp's table). Other names: Unsupported.
 #pragma once
 #include <memory>
 #include <string>
@@ -28,8 +25,8 @@ class PreTokenizer {
   explicit PreTokenizer(const std::vector<std::string>& patterns);
   // By GGUF pre name (table above). Throws Unsupported for an unknown name.
   static PreTokenizer from_name(std::string_view pre);
-  // Whether llama.cpp sets ignore_merges for this name (a word that is itself a token skips merging): Llama-3.
-  static bool ignores_merges(std::string_view pre);
+  // The one-line message for a refused pre name (known to llama.cpp but unsupported, or unknown).
+  static std::string unsupported_pre_message(std::string_view pre);
 
   ~PreTokenizer();
   PreTokenizer(PreTokenizer&&) noexcept;

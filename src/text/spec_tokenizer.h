@@ -1,4 +1,4 @@
-// Base of the tokenizers built from a TokenizerSpec (the GGUF "llama" and "gpt2" vocabularies): owns the
+// Base of the tokenizers built from a TokenizerSpec (the GGUF "llama", "gpt2"/"gemma4" and "bert" vocabularies): owns the
 // VocabTable and the add-BOS flag and answers the vocabulary queries of the Tokenizer interface, so the
 // subclasses hold only their encoding algorithm.
 #pragma once
@@ -30,7 +30,9 @@ class SpecTokenizer : public Tokenizer {
   SpecTokenizer(TokenizerSpec& spec, const char* who)
       : vocab_(std::move(spec.tokens), std::move(spec.token_types), spec.bos_id, spec.eos_id, spec.unk_id,
                spec.parse_special, who),
-        add_bos_(spec.add_bos) {}
+        add_bos_(spec.add_bos) {
+    vocab_.apply_strip_rules(spec.general_name, spec.general_arch, spec.pre);
+  }
 
   VocabTable vocab_;
   bool add_bos_;

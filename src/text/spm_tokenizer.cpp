@@ -95,17 +95,7 @@ std::string SpmTokenizer::token_bytes(int32_t id) const {
   unsigned char b = 0;
   if (t == TokenType::Byte && parse_byte_piece(p, &b)) return std::string(1, static_cast<char>(b));
   if (t != TokenType::Normal && t != TokenType::Unused && t != TokenType::Undefined) return p;
-  std::string out;
-  out.reserve(p.size());
-  for (std::size_t i = 0; i < p.size();) {
-    if (p.compare(i, kSpace.size(), kSpace) == 0) {
-      out.push_back(' ');
-      i += kSpace.size();
-    } else {
-      out.push_back(p[i++]);
-    }
-  }
-  return out;
+  return unescape_spaces(p);
 }
 
 std::string SpmTokenizer::decode_piece(int32_t prev, int32_t id) const {

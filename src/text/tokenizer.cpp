@@ -7,6 +7,7 @@
 #include "text/bpe_tokenizer.h"
 #include "text/spm_tokenizer.h"
 #include "util/printable.h"
+#include "text/wpm_tokenizer.h"
 
 namespace wgrt::text {
 
@@ -27,10 +28,20 @@ std::string Tokenizer::decode(std::span<const int32_t> ids) const {
 }
 
 std::unique_ptr<Tokenizer> make_tokenizer(TokenizerSpec spec) {
-  if (spec.model == "llama") return std::make_unique<SpmTokenizer>(std::move(spec));
-  if (spec.model == "gpt2") return std::make_unique<BpeTokenizer>(std::move(spec));
-  throw Unsupported(fmt::format("tokenizer: tokenizer.ggml.model '{}' is not supported (need 'llama' or 'gpt2')",
-                                printable(spec.model)));
+  const std::string& m = spec.model;
+  if (m == "llama") return std::make_unique<SpmTokenizer>(std::move(spec));
+  if (m == "gpt2" || m == "gemma4") return std::make_unique<BpeTokenizer>(std::move(spec));
+  if (m == "bert") return std::make_unique<WpmTokenizer>(std::move(spec));
+  const char* what = m == "t5"                           ? " (Unigram, T5-style)"
+                     : m == "rwkv"                       ? " (RWKV trie)"
+                     : m == "plamo2"                     ? " (PLaMo-2)"
+                     : m == "hybriddna"                  ? " (DNA k-mers)"
+                     : m == "whitespace"                 ? " (whitespace word list)"
+                     : (m == "none" || m == "no_vocab")  ? " (the file has no vocabulary)"
+                                                         : " (unknown to llama.cpp too)";
+  throw Unsupported(fmt::format("tokenizer.ggml.model '{}'{} is not supported; wgrt tokenizes 'llama' (SentencePiece "
+                                "BPE), 'gpt2' and 'gemma4' (BPE) and 'bert' (WordPiece) vocabularies",
+                                m, what));
 }
 
 }  // namespace wgrt::text

@@ -1,5 +1,5 @@
-// Tokenizer interface shared by the llama2.c, SentencePiece-style ("llama") and GPT-2 byte-level BPE ("gpt2")
-// tokenizers, plus TokenizerSpec: the plain-data description of a vocabulary, field for field the GGUF
+// Tokenizer interface shared by the llama2.c, SentencePiece-style ("llama"), byte-level BPE ("gpt2", "gemma4")
+// and WordPiece ("bert") tokenizers, plus TokenizerSpec: the plain-data description of a vocabulary, field for field the GGUF
 // `tokenizer.ggml.*` metadata, so a GGUF factory only copies keys into a spec and calls make_tokenizer().
 //
 // Token ids are int32_t in [0, vocab_size()). Text in and out is raw bytes (UTF-8 expected but not required;
@@ -26,19 +26,30 @@ enum class TokenType : int32_t {
 };
 
 // A vocabulary as plain data. GGUF key -> field:
-//   tokenizer.ggml.model               -> model ("llama": SpmTokenizer, "gpt2": BpeTokenizer)
+//   tokenizer.ggml.model               -> model ("llama": SpmTokenizer, "gpt2"/"gemma4": BpeTokenizer,
+//                                         "bert": WpmTokenizer)
 //   tokenizer.ggml.tokens              -> tokens        (string array; required)
-//   tokenizer.ggml.scores              -> scores        (float32 array; required for "llama", ignored by "gpt2")
+//   tokenizer.ggml.scores              -> scores        (float32 array; required for "llama", ignored otherwise)
 //   tokenizer.ggml.token_type          -> token_types   (int32 array of TokenType; empty = all Normal)
-//   tokenizer.ggml.merges              -> merges        (string array "left right"; required for "gpt2")
+//   tokenizer.ggml.merges              -> merges        (string array "left right"; required, non-empty, for
+//                                         "gpt2"/"gemma4")
 //   tokenizer.ggml.bos_token_id        -> bos_id        (absent: -1 = none)
 //   tokenizer.ggml.eos_token_id        -> eos_id        (absent: -1 = none)
 //   tokenizer.ggml.unknown_token_id    -> unk_id        (absent: -1 = none)
-//   tokenizer.ggml.add_bos_token       -> add_bos       (absent: true for "llama"; for "gpt2" use false)
+//   tokenizer.ggml.add_bos_token       -> add_bos       (absent: the loader uses llama.cpp's default: true for
+//                                         "llama"/"bert", per pre name for "gpt2"; "gemma4" always true)
 //   tokenizer.ggml.add_space_prefix    -> add_space_prefix (absent: true; "llama" only)
-//   tokenizer.ggml.pre                 -> pre           (absent: "default"; "gpt2" only; see pretokenizer.h)
-// Not from GGUF: parse_special (split control/user-defined token texts out of the input before tokenizing,
-// as llama.cpp's parse_special=true; default true).
+//   tokenizer.ggml.pre                 -> pre           (absent: "default"; BPE only; see pre_table.h)
+//   tokenizer.ggml.seperator_token_id  -> sep_id        (absent: -1; "bert": [SEP], appended with add_bos)
+//   tokenizer.ggml.normalizer.lowercase / .strip_accents -> lowercase / strip_accents ("bert"; absent: true /
+//                                         lowercase)
+//   general.name, general.architecture -> general_name, general_arch (llama.cpp keys per-model special-token
+//                                         strip rules on them: VocabTable::apply_strip_rules)
+// For "bert", bos_id is tokenizer.ggml.cls_token_id when bos_token_id is absent (the loader does that).
+// Not from GGUF: parse_special (split control/unknown token texts out of the input before tokenizing, as
+// llama.cpp's parse_special=true; user-defined ones are always split; default true).
+// Not supported: tokenizer.ggml.add_eos_token (llama.cpp appends EOS with add_special when it is true; wgrt
+// never appends one except [SEP] for "bert").
 struct TokenizerSpec {
   std::string model;
   std::vector<std::string> tokens;
@@ -51,6 +62,11 @@ struct TokenizerSpec {
   bool add_bos = true;
   bool add_space_prefix = true;
   std::string pre = "default";
+  int32_t sep_id = -1;
+  bool lowercase = true;
+  bool strip_accents = true;
+  std::string general_name;
+  std::string general_arch;
   bool parse_special = true;
 };
 
@@ -91,8 +107,10 @@ class Tokenizer {
   void check_id(int32_t id, const char* what) const;
 };
 
-// Builds the tokenizer `spec.model` names: "llama" -> SpmTokenizer, "gpt2" -> BpeTokenizer.
-// Throws Unsupported for other models, InvalidArgument for an inconsistent spec.
+// Builds the tokenizer `spec.model` names: "llama" -> SpmTokenizer, "gpt2"/"gemma4" -> BpeTokenizer, "bert" ->
+// WpmTokenizer. Throws Unsupported naming the model for others (llama.cpp's "t5" (UGM), "rwkv", "plamo2",
+// "hybriddna", "whitespace", "none"/"no_vocab", or unknown), or naming an unsupported pre;
+// InvalidArgument for an inconsistent spec.
 std::unique_ptr<Tokenizer> make_tokenizer(TokenizerSpec spec);
 
 }  // namespace wgrt::text

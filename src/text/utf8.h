@@ -49,4 +49,29 @@ inline bool parse_byte_piece(std::string_view piece, unsigned char* byte) {
   return true;
 }
 
+// SentencePiece's escaped space U+2581 "▁", and the text with it put in for ' ' / taken out again.
+inline constexpr std::string_view kEscapedSpace = "\xE2\x96\x81";
+inline std::string escape_spaces(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + s.size() / 4);
+  for (char c : s) {
+    if (c == ' ') out += kEscapedSpace;
+    else out.push_back(c);
+  }
+  return out;
+}
+inline std::string unescape_spaces(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    if (s.compare(i, kEscapedSpace.size(), kEscapedSpace) == 0) {
+      out.push_back(' ');
+      i += kEscapedSpace.size();
+    } else {
+      out.push_back(s[i++]);
+    }
+  }
+  return out;
+}
+
 }  // namespace wgrt::text

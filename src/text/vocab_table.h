@@ -1,5 +1,5 @@
 // Validated vocabulary storage shared by SpmTokenizer and BpeTokenizer: token texts, types, text -> id lookup,
-// and splitting of special-token texts out of an input (llama.cpp tokenizer_st_partition, leftmost-longest).
+// and splitting of special-token texts out of an input (llama.cpp's tokenizer_st_partition).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -39,15 +39,27 @@ class VocabTable {
     int32_t token;
     std::string_view text;
   };
-  // Splits `text` at special-token texts; at each position the longest special text matching there wins.
-  // Adjacent raw bytes form one fragment; empty raw fragments are not emitted.
+  // Splits `text` at special-token texts as llama.cpp's tokenizer_st_partition: special tokens are taken longest
+  // text first (equal lengths: lower id first), each splitting every raw fragment left so far at all its
+  // non-overlapping occurrences, left to right. A token with lstrip/rstrip drops the ASCII white space (" \t\n\v\f\r")
+  // that touches it from the raw fragment on that side. Empty raw fragments are not emitted.
   std::vector<Fragment> split_special(std::string_view text) const;
+
+  // llama.cpp's per-model strip attributes (it keys them on GGUF general.name, general.architecture and
+  // tokenizer.ggml.pre): Phi-3 (name contains "phi-3"/"phi3"): rstrip on every Control/UserDefined/Unknown token
+  // and "</s>", not on "<unk>", "<s>", "<|endoftext|>"; jina-v2-{de,es,code} pre or nomic-bert-moe/jina-bert-v3
+  // architecture: lstrip on "<mask>"; name contains "modern-bert": lstrip on "[MASK]".
+  // Call once, before the table is shared between threads (it is the only mutating member).
+  void apply_strip_rules(std::string_view general_name, std::string_view general_arch, std::string_view pre);
 
  private:
   std::vector<std::string> tokens_;
   std::vector<TokenType> types_;
   std::unordered_map<std::string_view, int32_t> index_;  // views into tokens_
-  std::vector<std::vector<int32_t>> special_by_byte_;    // first byte -> special ids, longest text first
+  static constexpr uint8_t kLstrip = 1, kRstrip = 2;
+  bool is_special(int32_t id, bool parse_special) const;
+  std::vector<uint8_t> strip_;                           // kLstrip | kRstrip per token
+  std::vector<std::vector<int32_t>> special_by_byte_;    // first byte -> special ids
   int32_t bos_, eos_, unk_;
 };
 

@@ -61,6 +61,7 @@ TEST(Elementwise, SiluSigmoidReluNeg) {
   check_unary("aten.sigmoid.default", {}, sigmoid);
   check_unary("aten.relu.default", {}, [](double v) { return std::max(v, 0.0); });
   check_unary("aten.neg.default", {}, [](double v) { return -v; });
+  check_unary("aten.abs.default", {}, [](double v) { return std::fabs(v); });  // added by the ARCHITECTURE recipe
 }
 
 TEST(Elementwise, Tanh) { check_unary("aten.tanh.default", {}, [](double v) { return std::tanh(v); }); }

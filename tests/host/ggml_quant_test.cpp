@@ -91,10 +91,11 @@ TEST(GgmlQuant, NonFiniteInputsAreDefined) {
 TEST(GgmlQuant, UnsupportedTypeNamesTensorAndType) {
   std::vector<uint8_t> data(144);
   try {
-    dequantize(GgmlType::Q4_K, data, 256, "blk.0.ffn_up.weight");
+    dequantize(GgmlType::IQ2_XXS, std::span(data).first(66), 256, "blk.0.ffn_up.weight");
     FAIL();
   } catch (const Unsupported& e) {
-    EXPECT_STREQ(e.what(), "tensor blk.0.ffn_up.weight has type Q4_K, not supported yet");
+    EXPECT_STREQ(e.what(), "tensor blk.0.ffn_up.weight has type IQ2_XXS, which wgrt cannot load (it loads F32, F16, "
+                           "BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4)");
   }
   EXPECT_THROW(dequantize(GgmlType::F32, data, 35, "t"), FormatError);  // 144 bytes != 35 floats
 }

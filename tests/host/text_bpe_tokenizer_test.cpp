@@ -7,6 +7,7 @@
 
 #include "support/complexity.h"
 #include "text/bpe_tokenizer.h"
+#include "text/unicode_props.h"
 
 namespace wgrt::text {
 namespace {
@@ -122,14 +123,17 @@ TEST(BpeTokenizer, EdgeInputs) {
   EXPECT_TRUE(t.encode("", false).empty());
   EXPECT_EQ(t.encode("   ", false), (std::vector<int32_t>{' ', ' ', ' '}));
   std::mt19937 rng(5);
-  for (int trial = 0; trial < 200; ++trial) {  // arbitrary bytes (invalid UTF-8 included) round-trip exactly
+  // Arbitrary bytes round-trip, except that invalid UTF-8 becomes U+FFFD per bad byte first (llama.cpp's rule).
+  for (int trial = 0; trial < 200; ++trial) {
     std::string s;
     for (int i = 0, n = static_cast<int>(rng() % 40); i < n; ++i) s.push_back(static_cast<char>(rng() % 256));
     for (const char* pre : {"gpt2", "llama-bpe"}) {
       const BpeTokenizer u(hand_spec(pre));
-      ASSERT_EQ(u.decode(u.encode(s, false)), s) << pre;
+      ASSERT_EQ(u.decode(u.encode(s, false)), reencode_utf8_lossy(s)) << pre;
     }
   }
+  EXPECT_EQ(t.decode(t.encode("a\xFF" "b\xE2\x82", false)), "a\xEF\xBF\xBD" "b\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(t.decode(t.encode("h\xC3\xA9 \xF0\x9F\xA6\x99", false)), "h\xC3\xA9 \xF0\x9F\xA6\x99");  // valid: exact
 }
 
 // Complexity, not wall time (see support/complexity.h).
@@ -156,6 +160,16 @@ TEST(BpeTokenizer, RejectsBadSpecs) {
   s = hand_spec();
   s.pre = "no-such-pre";
   EXPECT_THROW(BpeTokenizer{s}, Unsupported);
+  try {
+    s.pre = "kimi-k2";  // known to llama.cpp, refused by name
+    BpeTokenizer{s};
+    ADD_FAILURE() << "kimi-k2 accepted";
+  } catch (const Unsupported& e) {
+    EXPECT_NE(std::string(e.what()).find("'kimi-k2'"), std::string::npos) << e.what();
+  }
+  s = hand_spec();
+  s.merges.clear();  // a BPE vocabulary without merges cannot tokenize
+  EXPECT_THROW(BpeTokenizer{s}, InvalidArgument);
   s = hand_spec();
   s.eos_id = 100000;
   EXPECT_THROW(BpeTokenizer{s}, InvalidArgument);

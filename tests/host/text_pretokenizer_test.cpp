@@ -72,8 +72,38 @@ TEST(PreTokenizer, FragmentsAlwaysCoverTheInput) {
   }
 }
 
+// The regex lists added from llama.cpp's table, on small cases worked out by hand from the regexes.
+TEST(PreTokenizer, MoreNames) {
+  // "gpt-2" is the name llama.cpp's converter writes; "gpt2" (older wgrt files) is the same list.
+  EXPECT_EQ(split("gpt-2", "I'm  ok"), split("gpt2", "I'm  ok"));
+  EXPECT_EQ(split("gpt-2", "I'm  ok"), (V{"I", "'m", " ", " ok"}));
+  // qwen35: combining marks join letters (e + U+0301), qwen2 cuts them off.
+  EXPECT_EQ(split("qwen35", "cafe\xCC\x81 x"), (V{"cafe\xCC\x81", " x"}));
+  EXPECT_EQ(split("qwen2", "cafe\xCC\x81 x"), (V{"cafe", "\xCC\x81", " x"}));
+  // deepseek-coder: newlines alone, optional space + letters, punctuation runs, CJK runs, single digits.
+  EXPECT_EQ(split("deepseek-coder", "a\nb 12"), (V{"a", "\n", "b", " ", "1", "2"}));
+  // deepseek-llm: \s+$ takes trailing white space at the very end only (not before a final newline).
+  EXPECT_EQ(split("deepseek-llm", "hi  "), (V{"hi", "  "}));
+  EXPECT_EQ(split("deepseek-llm", "x 123"), (V{"x", " ", "123"}));
+  // falcon: punctuation (with backtick) first, GPT-2 without the \s+ tail, then groups of three ASCII digits.
+  EXPECT_EQ(split("falcon", "a`b 1234"), (V{"a", "`", "b", " ", "123", "4"}));
+  // starcoder / refact / command-r: every digit alone before GPT-2.
+  for (const char* pre : {"starcoder", "refact", "command-r", "mpt"}) {
+    EXPECT_EQ(split(pre, "ab 12").size(), std::string_view(pre) == "mpt" ? 2u : 4u) << pre;
+  }
+  // gemma4: runs of newlines and runs of anything else.
+  EXPECT_EQ(split("gemma4", "a b\n\nc"), (V{"a b", "\n\n", "c"}));
+  // bloom: runs of characters other than white space and a few punctuation marks, with an optional space.
+  EXPECT_EQ(split("bloom", "hi, you"), (V{"hi", ",", " you"}));
+  // tekken (lookaheads): CamelCase words split before upper-case letters.
+  EXPECT_EQ(split("tekken", "HelloWorld"), (V{"Hello", "World"}));
+}
+
 TEST(PreTokenizer, Errors) {
-  EXPECT_THROW(PreTokenizer::from_name("tekken"), Unsupported);
+  EXPECT_THROW(PreTokenizer::from_name("kimi-k2"), Unsupported);  // llama.cpp's hand-written splitter
+  EXPECT_THROW(PreTokenizer::from_name("no-such-pre"), Unsupported);
+  EXPECT_NE(PreTokenizer::unsupported_pre_message("superbpe").find("'superbpe'"), std::string::npos);
+  EXPECT_NE(PreTokenizer::unsupported_pre_message("zzz").find("'zzz'"), std::string::npos);
   EXPECT_THROW(PreTokenizer({"(unclosed"}), InvalidArgument);
   EXPECT_TRUE(PreTokenizer::from_name("gpt2").split("").empty());
 }

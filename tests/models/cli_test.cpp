@@ -15,6 +15,7 @@
 #include "formats/llama2c_tokenizer_file.h"
 #include "formats/model_weights.h"
 #include "model_test_util.h"
+#include "support/run_cli.h"
 #include "support/synth_model.h"
 #include "text/llama2c_tokenizer.h"
 
@@ -23,33 +24,7 @@ using namespace wgrt::test;
 
 namespace {
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-// Per-process folder: CTest runs tests in parallel processes.
-std::filesystem::path test_dir() {
-  auto dir = std::filesystem::temp_directory_path() / ("wgrt_cli_test_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-RunResult run_cli(const std::string& args) {
-  auto dir = test_dir();
-  std::string out = (dir / "out.txt").string(), err = (dir / "err.txt").string();
-  std::string cmd = "timeout 120 " + std::string(WGRT_CLI_PATH) + " " + args + " >" + out + " 2>" + err;
-  int st = std::system(cmd.c_str());
-  RunResult r;
-  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  auto slurp = [](const std::string& p) {
-    std::ifstream f(p);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-  };
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
+std::filesystem::path test_dir() { return cli_test_dir(); }
 
 std::string temp_file(const std::string& name, const std::vector<char>& bytes) {
   auto p = test_dir() / name;
@@ -60,14 +35,6 @@ std::string temp_file(const std::string& name, const std::vector<char>& bytes) {
 std::vector<char> file_bytes(const std::string& p) {
   std::ifstream f(p, std::ios::binary);
   return std::vector<char>(std::istreambuf_iterator<char>(f), {});
-}
-
-// The error is one line on stderr, starting "wgrt: error:", with exit code 1.
-void expect_clean_error(const RunResult& r, const std::string& needle) {
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_EQ(r.err.rfind("wgrt: error: ", 0), 0u) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_NE(r.err.find(needle), std::string::npos) << "missing '" << needle << "' in: " << r.err;
 }
 
 const std::string kBin = "-m " + stories("stories260K.bin") + " -t " + stories("tok512.bin");
@@ -142,7 +109,7 @@ TEST(Cli, BadInputGivesOneLineErrors) {
   expect_clean_error(run_cli("generate " + kBin + " --ctx 8 -p \"Once upon a time there was a little girl named Lily\""),
                      "context");
   // Option values out of range: the argument parser's message, exit code 1.
-  for (const char* bad : {"-n -1", "--temp nan", "--top-p 0 --temp 1", "--repeat-penalty -2 --temp 1", "--ctx abc",
+  for (const char* bad : {"-n -2", "--temp nan", "--top-p 0 --temp 1", "--repeat-penalty -2 --temp 1", "--ctx abc",
                           "--seed -1 --temp 1", "--seed 18446744073709551616 --temp 1", "--seed ' -5' --temp 1",
                           "--seed ' 5' --temp 1", "--seed 0x10 --temp 1"}) {
     RunResult r = run_cli("generate " + kBin + " " + bad);

@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include "cli_common.h"
 #include "commands.h"
 #include "wgrt/error.h"
 #include "wgrt/llm.h"
@@ -64,8 +65,9 @@ void add_model_options(CLI::App* cmd, LlmOptions& o) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("-t,--tokenizer", o.tokenizer, "llama2.c tokenizer file (for .bin models; GGUF embeds its vocabulary)")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--ctx", o.context, "KV-cache length in tokens (default: the model's context, at most 4096)")
+      ->check(tokenizer_file_check());
+  add_vocab_check(cmd, o);
+  cmd->add_option("-c,--ctx", o.context, "KV-cache length in tokens (default: the model's context, at most 4096)")
       ->check(count_check());
   cmd->add_option("--prefill-chunk", o.max_prefill, "Max tokens per prefill step (default: min(ctx, 512))")
       ->check(count_check());
@@ -74,62 +76,97 @@ void add_model_options(CLI::App* cmd, LlmOptions& o) {
   cmd->add_flag("--check-weights", o.check_weights, "Scan every weight for NaN/Inf before loading (slower load)");
 }
 
+namespace {
+
+struct PromptArgs {
+  std::string text, file;
+  bool verbose_prompt = false, ids = false;
+};
+
+// The prompt: -p TEXT, -p - (stdin), -f FILE, or stdin when it is not a terminal; "" when none (BOS alone).
+std::string read_prompt(const PromptArgs& a, const CLI::Option* popt) {
+  if (popt->count() > 0 && !a.file.empty()) throw InvalidArgument("give the prompt with -p or -f, not both");
+  if (!a.file.empty()) return read_text_file(a.file, true);
+  if (popt->count() > 0) {
+    if (a.text == "-") return read_stdin_text();
+    if (a.text.empty()) throw InvalidArgument("the prompt is empty: omit -p to start from BOS alone");
+    return a.text;
+  }
+  return stdin_is_terminal() ? std::string() : read_stdin_text();
+}
+
+std::string join_ids(const std::vector<int32_t>& ids) {
+  std::string s;
+  for (int32_t t : ids) s += (s.empty() ? "" : " ") + std::to_string(t);
+  return s;
+}
+
+}  // namespace
+
 void add_generate(CLI::App& app) {
   auto* cmd = app.add_subcommand("generate", "Generate text from a prompt with a Llama-family model on the GPU");
   auto o = std::make_shared<LlmOptions>();
   auto g = std::make_shared<GenerateOptions>();
-  auto prompt = std::make_shared<std::string>();
+  auto pa = std::make_shared<PromptArgs>();
   auto trace = std::make_shared<std::string>();
   add_model_options(cmd, *o);
-  auto* popt = cmd->add_option("-p,--prompt", *prompt, "Prompt text (omit it to start from BOS alone)");
-  cmd->add_option("-n,--n-predict", g->max_tokens, "Number of tokens to generate")->check(count_check())->capture_default_str();
-  cmd->add_option("--temp", g->temperature, "Sampling temperature (0 = greedy)")
-      ->check(real_check(0, 100, false, "a number in [0, 100]"))->capture_default_str();
-  cmd->add_option("--top-k", g->top_k, "Top-k sampling (0 = off)")->check(count_check())->capture_default_str();
-  cmd->add_option("--top-p", g->top_p, "Top-p (nucleus) sampling, in (0, 1] (1 = off)")
-      ->check(real_check(0, 1, true, "a number in (0, 1]"))->capture_default_str();
-  cmd->add_option("--min-p", g->min_p, "Min-p sampling, in [0, 1] (0 = off)")
-      ->check(real_check(0, 1, false, "a number in [0, 1]"))->capture_default_str();
-  cmd->add_option("--repeat-penalty", g->repetition_penalty, "Repetition penalty, > 0 (1 = off)")
-      ->check(real_check(0, 100, true, "a number in (0, 100]"))->capture_default_str();
-  cmd->add_option("--seed", g->seed, "Random seed for sampling (>= 0)")->check(seed_check());
+  auto* popt = cmd->add_option("-p,--prompt", pa->text,
+                               "Prompt text; - reads it from stdin (default: stdin when it is not a terminal, else BOS alone)");
+  cmd->add_option("-f,--file", pa->file, "Read the prompt from this file (one trailing newline dropped)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("-n,--n-predict", g->max_tokens, "Number of tokens to generate (-1: until EOS or the context end)")
+      ->check(limit_check())->capture_default_str();
+  auto* seed_opt = add_sampling_options(cmd, *g);
+  cmd->add_flag("--verbose-prompt", pa->verbose_prompt, "Print the prompt's tokens (id and text) on stderr");
+  cmd->add_flag("--ids", pa->ids, "Print the prompt and generated token ids on stderr");
   cmd->add_flag("--profile", o->profile, "Print a per-kernel GPU time table (timestamp queries)");
   cmd->add_option("--trace", *trace, "With --profile: write a Chrome trace JSON file here");
-  cmd->callback([o, g, prompt, trace, popt] {
-    if (popt->count() > 0 && prompt->empty())
-      throw InvalidArgument("the prompt is empty: omit -p to start from BOS alone");
+  cmd->callback([o, g, pa, trace, popt, seed_opt] {
+    const std::string prompt = read_prompt(*pa, popt);
     if (!trace->empty() && !o->profile) throw InvalidArgument("--trace needs --profile");
     if (!trace->empty() && !std::ofstream(*trace)) throw FormatError(fmt::format("cannot write the trace file {}", *trace));
+    GenerateOptions gen = *g;
+    const bool random = pick_seed(gen, seed_opt);
     auto llm = Llm::load(*o);
+    std::vector<int32_t> ids = llm->tokenize(prompt, gen.add_bos);
+    if (ids.empty()) throw InvalidArgument("the prompt is empty and no BOS token was added: nothing to start from");
+    if (pa->verbose_prompt) {
+      fmt::print(stderr, "prompt: {} tokens\n", ids.size());
+      int32_t prev = -1;
+      for (int32_t t : ids) {
+        fmt::print(stderr, "{:>8} -> '{}'\n", t, llm->token_piece(prev, t));
+        prev = t;
+      }
+    }
     // The prompt is echoed once generation has started (so a rejected prompt prints nothing on stdout), then the
     // continuation as it streams.
     bool echoed = false;
     auto echo = [&] {
-      if (!echoed) std::fwrite(prompt->data(), 1, prompt->size(), stdout);
+      if (!echoed) write_out(prompt);
       echoed = true;
     };
     // Long prompts (several prefill chunks) show their progress on a terminal.
-    GenerateOptions gen = *g;
     if (isatty(fileno(stderr))) {
       gen.on_prefill = [](int done, int total) {
         fmt::print(stderr, "\rprefill: {}/{} tokens{}", done, total, done == total ? "\n" : "");
         std::fflush(stderr);
       };
     }
-    GenerateStats st = llm->generate(*prompt, gen, [&](std::string_view s) {
+    GenerateStats st = llm->generate_tokens(ids, gen, [&](std::string_view s) {
       echo();
-      std::fwrite(s.data(), 1, s.size(), stdout);
-      std::fflush(stdout);
-    });
+      write_out(s);
+    }, /*reuse_cache=*/false);
     echo();
-    std::printf("\n");
-    std::fflush(stdout);
+    write_out("\n");
+    finish_out();
     if (st.stop_reason == "context")
       fmt::print(stderr, "wgrt: stopped at the context limit of {} tokens\n", llm->context());
+    if (pa->ids) fmt::print(stderr, "prompt ids: {}\ngenerated ids: {}\n", join_ids(ids), join_ids(st.tokens));
     fmt::print(stderr, "model: {}\n", llm->description());
-    fmt::print(stderr, "load: {:.3f} s | prompt: {} tokens, {:.1f} tok/s | generated: {} tokens, {:.1f} tok/s | stop: {} | GPU memory: {:.1f} MiB\n",
+    fmt::print(stderr, "load: {:.3f} s | prompt: {} tokens, {:.1f} tok/s | generated: {} tokens, {:.1f} tok/s | stop: {} | GPU memory: {:.1f} MiB{}\n",
                llm->load_seconds(), st.prompt_tokens, st.prefill_tok_s(), st.generated_tokens, st.decode_tok_s(),
-               st.stop_reason, double(llm->gpu_bytes()) / 1048576.0);
+               st.stop_reason, double(llm->gpu_bytes()) / 1048576.0,
+               random ? fmt::format(" | seed: {} (random; repeat with --seed {})", gen.seed, gen.seed) : "");
     if (!llm->profile_report().empty()) {  // --profile or WGRT_TIMESTAMP_QUERY=1
       fmt::print(stderr, "{}", llm->profile_report());
       if (!trace->empty()) {

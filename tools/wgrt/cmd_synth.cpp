@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 
+#include "cli_common.h"
 #include "commands.h"
 #include "models/synth.h"
 #include "wgrt/error.h"
@@ -13,8 +14,10 @@ namespace wgrt::cli {
 
 namespace {
 struct SynthOpts {
-  std::string preset, type = "q4_0", out;
+  std::string preset, type = "q4_0", out, chat_template, eot;
+  std::vector<std::string> control;
   uint64_t seed = 0;
+  float init_std = 0;
 };
 GgmlType parse_type(const std::string& t) {
   if (t == "q4_0") return GgmlType::Q4_0;
@@ -34,8 +37,19 @@ void add_synth(CLI::App& app) {
   cmd->add_option("--type", o->type, "Weight type of the matrices and token embedding: q4_0, q8_0, f16, f32");
   cmd->add_option("--seed", o->seed, "Random seed, >= 0 (same seed, same file)")->check(seed_check());
   cmd->add_option("-o,--output", o->out, "Output .gguf file")->required();
+  cmd->add_option("--init-std", o->init_std, "Std of the random weights (default: the preset's, 0.02); 0.2 gives varied greedy text")
+      ->check(real_check(0, 10, true, "a number in (0, 10]"));
+  cmd->add_option("--chat-template", o->chat_template, "Embed this Jinja file as tokenizer.chat_template")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--control-token", o->control, "Add a special (control) token at the end of the vocabulary (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--eot-token", o->eot, "One of the --control-token texts, recorded as tokenizer.ggml.eot_token_id");
   cmd->callback([o] {
-    const auto& c = models::synth_preset(o->preset);
+    models::SynthConfig c = models::synth_preset(o->preset);
+    if (o->init_std > 0) c.init_std = o->init_std;
+    if (!o->chat_template.empty()) c.chat_template = read_text_file(o->chat_template, false);
+    c.control_tokens = o->control;
+    c.eot_token = o->eot;
     auto t0 = std::chrono::steady_clock::now();
     models::synth_gguf(c, parse_type(o->type), o->seed).write(o->out);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

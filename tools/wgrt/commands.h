@@ -21,5 +21,7 @@ void add_bench(CLI::App& app);
 void add_ops(CLI::App& app);
 void add_graph(CLI::App& app);
 void add_synth(CLI::App& app);
+void add_chat(CLI::App& app);
 void add_template(CLI::App& app);
+void add_tokenize(CLI::App& app);
 }  // namespace wgrt::cli

@@ -3,6 +3,7 @@
 #include <exception>
 #include <string>
 
+#include "cli_common.h"
 #include "commands.h"
 #include "util/printable.h"
 #include "wgrt/error.h"
@@ -29,7 +30,10 @@ int main(int argc, char** argv) {
   wgrt::cli::add_ops(app);
   wgrt::cli::add_graph(app);
   wgrt::cli::add_synth(app);
+  wgrt::cli::add_chat(app);
   wgrt::cli::add_template(app);
+  wgrt::cli::add_tokenize(app);
+  wgrt::cli::document_defaults(app);  // after every add_*: --help shows each option's default
   // CLI11 reports an unknown command word, or an unknown option before the command, as "A subcommand is
   // required": name it and list the commands instead.
   std::string names;
@@ -49,7 +53,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   try {
-    app.parse(argc, argv);
+    wgrt::cli::CompatArgs args(argc, argv);  // llama.cpp flags: notes on stderr (cli_compat.cpp)
+    app.parse(args.argc(), args.argv());
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::fprintf(stderr, "wgrt: error: %s (see wgrt --help)\n", one_line(e.what()).c_str());

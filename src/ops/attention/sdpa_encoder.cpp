@@ -227,10 +227,10 @@ void build_sdpa(OpBuilder& b) {
 
 
 void register_sdpa_encoder_ops(OpRegistry& r) {
-  r.add({"et_vk.sdpa.default", build_sdpa,
-         {"ops/linear/gemm.wgsl:main", "ops/attention/sdpa_encoder_softmax.wgsl:main",
-          "ops/attention/sdpa_encoder_split.wgsl:main", "ops/attention/sdpa_encoder_combine.wgsl:main"},
-         true});
+  std::vector<std::string> k = gemm_kernel_names();
+  k.insert(k.end(), {"ops/attention/sdpa_encoder_softmax.wgsl:main", "ops/attention/sdpa_encoder_split.wgsl:main",
+                     "ops/attention/sdpa_encoder_combine.wgsl:main"});
+  r.add({"et_vk.sdpa.default", build_sdpa, k, true});
 }
 
 }  // namespace wgrt::ops

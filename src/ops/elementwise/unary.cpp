@@ -2,7 +2,8 @@
 // shared body (ops/elementwise/unary_body.wgsl) around the op's expression (ops/elementwise/unary/<name>.wgsl):
 //   aten.silu.default(x, out)                     x * sigmoid(x)
 //   aten.gelu.default(x, approximate, out)        approximate "none": 0.5x(1+erf(x/sqrt2)); "tanh": GELU tanh form
-//   aten.sigmoid.default(x, out), aten.relu.default(x, out), aten.tanh.default(x, out), aten.neg.default(x, out)
+//   aten.sigmoid.default(x, out), aten.relu.default(x, out), aten.tanh.default(x, out), aten.neg.default(x, out),
+//   aten.abs.default(x, out)
 //   aten.leaky_relu.default(x, negative_slope, out)
 //   aten.hardswish.default(x, out)                x * relu6(x + 3) / 6
 //   aten.clamp.default(x, min|None, max|None, out)
@@ -57,6 +58,7 @@ void register_unary_ops(OpRegistry& r) {
   r.add(simple("aten.tanh.default", "tanh"));
   r.add(simple("aten.neg.default", "neg"));
   r.add(simple("aten.hardswish.default", "hardswish"));
+  r.add(simple("aten.abs.default", "abs"));
   r.add({"aten.gelu.default",
          [](OpBuilder& b) {
            b.check_args(3);

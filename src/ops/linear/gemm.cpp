@@ -24,13 +24,20 @@ GemmConfig gemm_config(const webgpu::GemmTuning& t) {
 
 GemmConfig gemm_config(const webgpu::Device& dev) { return gemm_config(dev.tuning().gemm); }
 
+namespace {
+constexpr const char* kTiled = "ops/linear/gemm.wgsl";
+constexpr const char* kCpu = "ops/linear/gemm_cpu.wgsl";
+}  // namespace
+
+std::vector<std::string> gemm_kernel_names() { return {std::string(kTiled) + ":main", std::string(kCpu) + ":main"}; }
+
 webgpu::KernelSpec gemm_kernel(const GemmConfig& cfg, bool q4, bool b_k_fast) {
   if (cfg.kind == GemmConfig::Kind::Cpu)
-    return {"ops/linear/gemm_cpu.wgsl",
+    return {kCpu,
             "main",
             {{"B_MODE", q4 ? 1.0 : 0.0}, {"RQ", double(cfg.rq)}, {"WG", double(cfg.wg)}},
             {}};
-  return {"ops/linear/gemm.wgsl", "main", {{"B_MODE", q4 ? 1.0 : 0.0}, {"B_KFAST", b_k_fast ? 1.0 : 0.0}}, {}};
+  return {kTiled, "main", {{"B_MODE", q4 ? 1.0 : 0.0}, {"B_KFAST", b_k_fast ? 1.0 : 0.0}}, {}};
 }
 
 webgpu::KernelSpec gemm_variant(const GemmConfig& cfg, const char* tiled, const char* cpu) {

@@ -20,6 +20,8 @@
 // Grids are checked against the device limit (gemm_grid throws InvalidArgument naming the sizes).
 #pragma once
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "graph/uniform_layout.h"
 #include "util/dispatch_grid.h"
@@ -79,6 +81,9 @@ GemmConfig gemm_config(const webgpu::Device& dev);
 // q4: B is a q4gsw weight (K % group == 0). b_k_fast: B's k stride is the small one (weights [N, K]); the Tiled
 // kernel stages B accordingly (the Cpu kernel ignores it).
 webgpu::KernelSpec gemm_kernel(const GemmConfig& cfg, bool q4, bool b_k_fast = true);
+
+// "<shader>:<entry>" of both GEMM kernels, for the OpDef.kernels of ops that dispatch gemm_kernel.
+std::vector<std::string> gemm_kernel_names();
 
 // A B-loader variant of the GEMM kernels (e.g. ops/conv's implicit im2col): `tiled` / `cpu` are WGSL files that
 // include ops/linear/gemm_tiled_body.wgsl / gemm_cpu_body.wgsl and define the B loader; cfg picks one.

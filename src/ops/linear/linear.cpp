@@ -207,11 +207,12 @@ void build_linear(OpBuilder& b, bool q4) {
 }  // namespace
 
 void register_linear_ops(OpRegistry& r) {
-  r.add({"aten.linear.default", [](OpBuilder& b) { build_linear(b, false); },
-         {"ops/linear/gemv_f32.wgsl:main", "ops/linear/gemm.wgsl:main"}, true});
-  r.add({"et_vk.linear_q4gsw.default", [](OpBuilder& b) { build_linear(b, true); },
-         {"ops/linear/gemv_q4.wgsl:main", "ops/linear/gemv_q4_i8.wgsl:main", "ops/linear/gemv_q4_sg.wgsl:main",
-          "ops/linear/gemm.wgsl:main"}, true});
+  std::vector<std::string> f32 = {"ops/linear/gemv_f32.wgsl:main"}, q4 = {"ops/linear/gemv_q4.wgsl:main",
+                                    "ops/linear/gemv_q4_i8.wgsl:main", "ops/linear/gemv_q4_sg.wgsl:main"};
+  const std::vector<std::string> gemm = gemm_kernel_names();
+  for (auto* k : {&f32, &q4}) k->insert(k->end(), gemm.begin(), gemm.end());
+  r.add({"aten.linear.default", [](OpBuilder& b) { build_linear(b, false); }, f32, true});
+  r.add({"et_vk.linear_q4gsw.default", [](OpBuilder& b) { build_linear(b, true); }, q4, true});
 }
 
 }  // namespace wgrt::ops

@@ -73,7 +73,7 @@ void build_matmul(OpBuilder& b, Kind kind) {
 }  // namespace
 
 void register_matmul_ops(OpRegistry& r) {
-  const std::vector<std::string> k = {"ops/linear/gemm.wgsl:main"};
+  const std::vector<std::string> k = gemm_kernel_names();
   r.add({"aten.mm.default", [](OpBuilder& b) { build_matmul(b, Kind::Mm); }, k, true});
   r.add({"aten.bmm.default", [](OpBuilder& b) { build_matmul(b, Kind::Bmm); }, k, true});
   r.add({"aten.addmm.default", [](OpBuilder& b) { build_matmul(b, Kind::Addmm); }, k, true});

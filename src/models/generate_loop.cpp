@@ -1,0 +1,140 @@
+// Llm::generate and Llm::generate_tokens (include/wgrt/llm.h): the decode loop over Llm::eval, shared by
+// `wgrt generate`, ChatSession and servers. Greedy decoding reads back one argmax per token; sampling reads
+// the logits and draws with text::Sampler. Text goes through Utf8Stream (whole characters) then StopMatcher
+// (stop strings across token boundaries) before on_text.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "text/sampler.h"
+#include "text/stop_strings.h"
+#include "text/utf8_stream.h"
+#include "wgrt/error.h"
+#include "wgrt/llm.h"
+
+namespace wgrt {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::unique_ptr<text::Sampler> make_sampler(const GenerateOptions& g) {
+  if (g.max_tokens < -1) throw InvalidArgument("max_tokens must be >= 0, or -1 for no limit");
+  if (!std::isfinite(g.temperature) || g.temperature < 0) throw InvalidArgument("temperature must be a finite number >= 0");
+  if (!std::isfinite(g.repetition_penalty) || g.repetition_penalty <= 0)
+    throw InvalidArgument("repetition_penalty must be a finite number > 0");
+  if (g.temperature == 0) {
+    if (g.repetition_penalty != 1.0f) throw InvalidArgument("repetition_penalty needs sampling (temperature > 0)");
+    return nullptr;
+  }
+  text::SamplerConfig sc;
+  sc.temperature = g.temperature;
+  sc.top_k = g.top_k;
+  sc.top_p = g.top_p;
+  sc.min_p = g.min_p;
+  sc.repetition_penalty = g.repetition_penalty;
+  sc.seed = g.seed;
+  return std::make_unique<text::Sampler>(sc);
+}
+
+bool cancelled(const GenerateOptions& g) { return g.cancel && g.cancel->load(); }
+
+}  // namespace
+
+GenerateStats Llm::generate(std::string_view prompt, const GenerateOptions& g,
+                            const std::function<void(std::string_view)>& on_text) {
+  std::vector<int32_t> ids = tokenize(prompt, g.add_bos);
+  if (ids.empty()) throw InvalidArgument("the prompt is empty and no BOS token was added: nothing to start from");
+  return generate_tokens(std::move(ids), g, on_text, /*reuse_cache=*/false);
+}
+
+GenerateStats Llm::generate_tokens(std::vector<int32_t> seq, const GenerateOptions& g,
+                                   const std::function<void(std::string_view)>& on_text, bool reuse_cache) {
+  if (seq.empty()) throw InvalidArgument("generate: empty token sequence: nothing to start from");
+  // Context rule (llm.h): a prompt of n <= C tokens can be followed by up to C - n + 1 new tokens (the last
+  // one is never fed back, so it needs no cache slot); a prompt of exactly C tokens gives one token.
+  if (int64_t(seq.size()) > context())
+    throw LimitError(fmt::format("the prompt has {} tokens but the context holds {}: shorten the prompt or raise --ctx",
+                                 seq.size(), context()));
+  std::unique_ptr<text::Sampler> sampler = make_sampler(g);
+  const std::vector<int32_t>& ends = special_tokens().end_of_turn;
+  GenerateStats st;
+  auto emit = [&](const std::string& s) {
+    if (s.empty()) return;
+    st.text += s;
+    on_text(s);
+  };
+  auto t0 = Clock::now();
+  EvalOptions eo{.reuse_cache = reuse_cache, .want_logits = sampler != nullptr, .cancel = g.cancel,
+                 .on_prefill = g.on_prefill};
+  EvalResult ev = eval(seq, eo);
+  st.cached_tokens = ev.reused;
+  st.prompt_tokens = int(seq.size()) - ev.reused;
+  st.prefill_seconds = seconds_since(t0);
+  st.stop_reason = "max_tokens";
+  if (ev.cancelled) {
+    st.stop_reason = "cancelled";
+    return st;
+  }
+  eo.reuse_cache = true;
+  eo.on_prefill = nullptr;
+  // A negative argmax or a non-finite logit: the model computed NaN/Inf (the sampler would refuse them too).
+  auto pick = [&](EvalResult& r) {
+    const bool bad = sampler ? std::any_of(r.logits.begin(), r.logits.end(), [](float v) { return !std::isfinite(v); })
+                             : r.argmax < 0;
+    if (bad)
+      throw NumericError(fmt::format("the model produced NaN or infinite logits at generated token {} (position {}); "
+                                     "its weights may hold NaN/Inf values (wgrt generate --check-weights scans them)",
+                                     st.generated_tokens, seq.size() - 1));
+    return sampler ? sampler->sample(r.logits, seq) : r.argmax;
+  };
+  int32_t next = g.max_tokens != 0 ? pick(ev) : -1;
+  text::Utf8Stream utf8;
+  text::StopMatcher stops(g.stop);
+  int32_t prev = seq.back();
+  auto t1 = Clock::now();
+  for (int i = 0; g.max_tokens < 0 || i < g.max_tokens; ++i) {
+    if (cancelled(g)) {
+      st.stop_reason = "cancelled";
+      break;
+    }
+    const int32_t tok = next;
+    if (std::binary_search(ends.begin(), ends.end(), tok)) {
+      st.stop_reason = "eos";
+      break;
+    }
+    st.tokens.push_back(tok);
+    ++st.generated_tokens;
+    emit(stops.push(utf8.push(token_piece(prev, tok))));
+    if (stops.found()) {
+      st.stop_reason = "stop";
+      break;
+    }
+    prev = tok;
+    if (i + 1 == g.max_tokens) break;
+    if (int64_t(seq.size()) >= context()) {
+      st.stop_reason = "context";
+      break;
+    }
+    seq.push_back(tok);
+    ev = eval(seq, eo);
+    if (ev.cancelled) {  // seen before the token ran: no output to pick from
+      st.stop_reason = "cancelled";
+      break;
+    }
+    next = pick(ev);
+  }
+  if (!stops.found()) {
+    emit(stops.push(utf8.flush()));
+    if (stops.found()) st.stop_reason = "stop";
+    emit(stops.flush());
+  }
+  st.stop_string = stops.matched();
+  st.decode_seconds = seconds_since(t1);
+  return st;
+}
+
+}  // namespace wgrt

@@ -1,0 +1,135 @@
+// Linear layer over weights kept in a ggml block format on the GPU (no f32 copy), f32 activations:
+//   wgrt.linear_ggml.default(x [..., K] f32, w u32 [words], wtype int, N int, bias [N] f32 | None,
+//                            out [..., N] f32)
+//       out = x @ W^T + bias, W [N, K] stored row after row as the file's raw blocks (row n = its
+//       K / block_elems blocks at byte n * row_bytes; src/formats/ggml_blocks.h), the buffer padded
+//       to whole u32 words. wtype is the ggml type id of one of the types
+//       ggml_gpu_block() lists (linear_ggml.h);
+//       K must be a multiple of the type's block size (build errors otherwise).
+// One route: gemv_ggml.wgsl for every M (one grid layer per 8 rows of x; prefill re-reads the weights M/8
+// times: a tiled block-format GEMM is the next step).
+// Weights larger than the tuning policy's max_binding_bytes (maxStorageBufferBindingSize or lower) are bound in
+// chunks of whole multiples of 256 rows, one dispatch each, so every chunk starts 256-byte aligned.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include <wgrt/error.h>
+
+#include "graph/op_builder.h"
+#include "graph/op_registry.h"
+#include "graph/uniform_layout.h"
+#include "ops/families.h"
+#include "ops/linear/linear_ggml.h"
+#include "webgpu/device.h"
+
+namespace wgrt::ops {
+
+std::optional<GgmlBlockShape> ggml_gpu_block(int64_t wtype) {
+  switch (wtype) {
+    case 1: case 30: return GgmlBlockShape{1, 2};      // F16, BF16
+    case 2: case 20: return GgmlBlockShape{32, 18};    // Q4_0, IQ4_NL
+    case 3: return GgmlBlockShape{32, 20};             // Q4_1
+    case 6: return GgmlBlockShape{32, 22};             // Q5_0
+    case 7: return GgmlBlockShape{32, 24};             // Q5_1
+    case 8: return GgmlBlockShape{32, 34};             // Q8_0
+    case 39: return GgmlBlockShape{32, 17};            // MXFP4
+    case 10: return GgmlBlockShape{256, 84};           // Q2_K
+    case 11: return GgmlBlockShape{256, 110};          // Q3_K
+    case 12: return GgmlBlockShape{256, 144};          // Q4_K
+    case 13: return GgmlBlockShape{256, 176};          // Q5_K
+    case 14: return GgmlBlockShape{256, 210};          // Q6_K
+    case 23: return GgmlBlockShape{256, 136};          // IQ4_XS
+    default: return std::nullopt;
+  }
+}
+
+std::vector<GgmlRowChunk> ggml_row_chunks(int64_t rows, uint64_t row_bytes, uint64_t max_binding_bytes) {
+  const uint64_t total = uint64_t(rows) * row_bytes, padded = (total + 3) / 4 * 4;
+  if (padded <= max_binding_bytes) return {{0, rows, 0, padded}};
+  const int64_t per = int64_t(max_binding_bytes / row_bytes / 256 * 256);
+  if (per == 0)
+    throw LimitError(fmt::format("256 weight rows of {} bytes exceed maxStorageBufferBindingSize {}", row_bytes,
+                                 max_binding_bytes));
+  std::vector<GgmlRowChunk> c;
+  for (int64_t r0 = 0; r0 < rows; r0 += per) {
+    const int64_t n = std::min(per, rows - r0);
+    const uint64_t off = uint64_t(r0) * row_bytes, end = std::min(off + uint64_t(n) * row_bytes + 3, total + 3) / 4 * 4;
+    c.push_back({r0, n, off, end - off});
+  }
+  return c;
+}
+
+namespace {
+
+struct Params {
+  uint32_t N, K, has_bias, n_base, nwg, out_stride, row_bytes, M;
+};
+WGRT_UNIFORM(Params, N, K, has_bias, n_base, nwg, out_stride, row_bytes, M);
+
+void build_linear_ggml(OpBuilder& b) {
+  b.check_args(6);
+  b.check_dtype(0, DType::F32);
+  b.check_dtype(5, DType::F32);
+  b.check_rank(0, 1, 8);
+  const Dims xd = b.tensor(0).dims;
+  const int64_t K = xd.back(), wtype = b.int_arg(2), N = b.int_arg(3);
+  const auto blk = ggml_gpu_block(wtype);
+  b.check(blk.has_value(), "weight type id {} has no GPU kernel", wtype);
+  b.check(K > 0 && K % blk->elems == 0, "K = {} (last dim of x '{}') must be a positive multiple of the block size {}", K,
+          b.tensor(0).name, blk->elems);
+  b.check(N > 0 && N < (int64_t(1) << 31), "N = {} is out of range", N);
+  const TensorValue& w = b.tensor(1);
+  const uint64_t row_bytes = uint64_t(K / blk->elems) * blk->bytes, total = uint64_t(N) * row_bytes;
+  b.check(w.dtype == DType::U32 && w.dims.size() == 1 && uint64_t(w.dims[0]) == (total + 3) / 4,
+          "weight '{}' must be u32 [{}] (N {} rows of {} bytes, padded to words), got {} {}", w.name, (total + 3) / 4, N,
+          row_bytes, dtype_name(w.dtype), dims_str(w.dims));
+  const bool has_bias = !b.is_none(4);
+  if (has_bias) {
+    b.check_dtype(4, DType::F32);
+    b.check(b.tensor(4).dims == Dims{N}, "bias '{}' {} must be [{}]", b.tensor(4).name, dims_str(b.tensor(4).dims), N);
+  }
+  std::vector<GgmlRowChunk> chunks;
+  try {
+    chunks = ggml_row_chunks(N, row_bytes, b.device().tuning().max_binding_bytes);
+  } catch (const LimitError& e) {
+    b.check(false, "{}", e.what());
+  }
+
+  const webgpu::KernelSpec spec{"ops/linear/gemv_ggml.wgsl", "main", {{"WTYPE", double(wtype)}}, {}};
+  const Binding x = Binding::tensor(b.arg(0)), out = Binding::tensor(b.arg(5));
+  const Binding bias = has_bias ? Binding::tensor(b.arg(4)) : x;  // unused binding when there is no bias
+  struct Part {
+    int64_t n0, rows;
+    UniformRef u;
+    DispatchRef d;
+  };
+  std::vector<Part> parts;
+  for (const GgmlRowChunk& c : chunks) {
+    const Binding wb = chunks.size() == 1 ? Binding::tensor(b.arg(1)) : Binding::tensor_range(b.arg(1), c.offset, c.size);
+    const UniformRef u = b.uniform<Params>();
+    parts.push_back({c.row0, c.rows, u, b.dispatch(spec, {x, wb, bias, out, u})});
+  }
+  b.on_resize([=](ResizeContext& r) {
+    Dims d = r.tensor(0).dims;
+    if (d.empty() || d.back() != K)
+      r.fail("x '{}' has live dims {}; the last dim must stay {} (K)", r.tensor(0).name, dims_str(d), K);
+    const int64_t M = numel(d) / K;
+    d.back() = N;
+    r.set_dims(5, d);
+    for (const Part& p : parts) {
+      const uint32_t nwg = uint32_t((p.rows + 7) / 8);
+      r.set_uniform(p.u, Params{uint32_t(p.rows), uint32_t(K), has_bias, uint32_t(p.n0), nwg, uint32_t(N),
+                                uint32_t(row_bytes), uint32_t(M)});
+      r.set_workgroups(p.d, nwg, uint32_t(std::max<int64_t>((M + 7) / 8, 1)));
+    }
+  });
+}
+
+}  // namespace
+
+void register_linear_ggml_ops(OpRegistry& r) {
+  r.add({"wgrt.linear_ggml.default", build_linear_ggml, {"ops/linear/gemv_ggml.wgsl:main"}, true});
+}
+
+}  // namespace wgrt::ops

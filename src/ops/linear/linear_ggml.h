@@ -1,0 +1,29 @@
+// Which ggml weight types wgrt.linear_ggml.default keeps in their block format on the GPU
+// (ops/linear/linear_ggml.cpp, gemv_ggml.wgsl). Any thread; no device needed.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace wgrt::ops {
+
+struct GgmlBlockShape {
+  int64_t elems, bytes;  // elements and bytes per block
+};
+
+// The block shape of ggml type id `wtype` if the GPU kernels decode it, nullopt otherwise: F16 (1), BF16 (30),
+// Q4_0 (2), Q4_1 (3), Q5_0 (6), Q5_1 (7), Q8_0 (8), Q2_K (10), Q3_K (11), Q4_K (12), Q5_K (13), Q6_K (14),
+// IQ4_NL (20), IQ4_XS (23), MXFP4 (39): every type src/formats decodes except F32.
+std::optional<GgmlBlockShape> ggml_gpu_block(int64_t wtype);
+
+// How a [rows] x row_bytes weight buffer (padded to whole u32 words) is bound: one chunk when it fits
+// max_binding_bytes, else chunks of whole multiples of 256 rows (so every chunk starts 256-byte aligned), each
+// bound as the byte range [offset, offset + size) (size rounded up to whole words, within the padded buffer).
+// Throws LimitError when 256 rows do not fit one binding.
+struct GgmlRowChunk {
+  int64_t row0 = 0, rows = 0;
+  uint64_t offset = 0, size = 0;
+};
+std::vector<GgmlRowChunk> ggml_row_chunks(int64_t rows, uint64_t row_bytes, uint64_t max_binding_bytes);
+
+}  // namespace wgrt::ops

@@ -1,0 +1,215 @@
+// wgrt.linear_ggml.default (weights resident in their ggml block format, decoded in gemv_ggml.wgsl) on a real
+// adapter against the plain C++ reference: the src/formats decoders (bit-exact with llama.cpp, see
+// tests/host/ggml_dequant_test.cpp) and a double-accumulating GEMV. Per type (all 15 the kernels decode):
+// odd N (1, 7, 37, 300), K of 1, 3 and 25 blocks (F16 also K = 1 and 5), M = 1, 3 and 20, bias / no bias, M
+// changing between executes, and weights bound in 256-row chunks (a lowered max_binding_bytes policy).
+// Weights: random block bytes with every f16 field set to a random normal f16 in +-[0.01, 0.1] (BF16: normal
+// values in +-[2^-8, 2^8); MXFP4: E8M0 scales 2^-8 .. 2^1).
+// Tolerance: |gpu - ref| <= 1e-5 * sum_k |x_k W_nk| + 1e-6 (f32 accumulation of K products; the GPU may fuse
+// the decode's multiply-adds).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+#include "formats/ggml_quant.h"
+#include "gpu_fixture.h"
+#include "graph/executable.h"
+#include "ops/linear/linear_ggml.h"
+#include "reference/ops_a_reference.h"
+#include "util/half.h"
+#include "wgrt/error.h"
+
+using namespace wgrt;
+using wgrt::test::gpu;
+namespace ref = wgrt::test::ref;
+
+namespace {
+
+struct TypeInfo {
+  GgmlType type;
+  std::vector<int> half_offsets;  // f16 fields of a block (F16: the element itself)
+};
+
+// Every type the kernels decode. BF16's element and MXFP4's E8M0 byte are set separately (random_blocks).
+const std::vector<TypeInfo> kTypes = {
+    {GgmlType::F16, {0}},      {GgmlType::BF16, {}},       {GgmlType::Q4_0, {0}},     {GgmlType::Q4_1, {0, 2}},
+    {GgmlType::Q5_0, {0}},     {GgmlType::Q5_1, {0, 2}},   {GgmlType::Q8_0, {0}},     {GgmlType::Q2_K, {80, 82}},
+    {GgmlType::Q3_K, {108}},   {GgmlType::Q4_K, {0, 2}},   {GgmlType::Q5_K, {0, 2}},  {GgmlType::Q6_K, {208}},
+    {GgmlType::IQ4_NL, {0}},   {GgmlType::IQ4_XS, {0}},    {GgmlType::MXFP4, {}}};
+
+uint64_t next(uint64_t& s) {
+  s += 0x9E3779B97F4A7C15ull;
+  uint64_t z = s;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// Random blocks for N rows of K elements.
+std::vector<uint8_t> random_blocks(const TypeInfo& t, int64_t N, int64_t K, uint64_t seed) {
+  const auto blk = *ops::ggml_gpu_block(int64_t(t.type));
+  const size_t nb = size_t(N * K / blk.elems);
+  std::vector<uint8_t> b(nb * size_t(blk.bytes));
+  uint64_t s = seed;
+  for (auto& v : b) v = uint8_t(next(s));
+  for (size_t i = 0; i < nb; ++i) {
+    uint8_t* blkp = &b[i * size_t(blk.bytes)];
+    if (t.type == GgmlType::BF16) {  // a random normal bf16 in +-[2^-8, 2^8)
+      const uint16_t h = uint16_t(((next(s) & 1) << 15) | ((127 - 8 + next(s) % 16) << 7) | (next(s) & 0x7F));
+      std::memcpy(blkp, &h, 2);
+    }
+    if (t.type == GgmlType::MXFP4) blkp[0] = uint8_t(120 + next(s) % 10);  // d = 2^-8 .. 2^1
+    for (int off : t.half_offsets) {
+      const double u = double(next(s) >> 11) / double(1ull << 53);
+      float v = float(0.01 + 0.09 * u) * ((next(s) & 1) ? -1.0f : 1.0f);
+      const uint16_t h = f32_to_f16(v);
+      std::memcpy(blkp + off, &h, 2);
+    }
+  }
+  return b;
+}
+
+struct GgmlLinear {
+  std::unique_ptr<ExecutableGraph> exe;
+  ValueId x = -1, out = -1;
+  std::vector<float> w, bias;
+};
+
+GgmlLinear make(const TypeInfo& t, int64_t N, int64_t K, bool with_bias, uint64_t seed) {
+  std::vector<uint8_t> raw = random_blocks(t, N, K, seed);
+  GgmlLinear r;
+  r.w = dequantize(t.type, raw, uint64_t(N * K), "w");
+  std::vector<uint32_t> words((raw.size() + 3) / 4, 0u);
+  std::memcpy(words.data(), raw.data(), raw.size());
+  Graph g;
+  r.x = g.input("x", DType::F32, {20, K});
+  const int64_t nw = int64_t(words.size());
+  ValueId w = g.constant("w", DType::U32, {nw}, ConstantData::from_vector(std::move(words)));
+  ValueId bias = g.none();
+  if (with_bias) {
+    r.bias = ref::random_floats(size_t(N), uint32_t(seed) + 7, -1.0f, 1.0f);
+    bias = g.constant("bias", DType::F32, {N}, ConstantData::from_vector(r.bias));
+  }
+  r.out = g.tensor_like(DType::F32, "out");
+  g.op("wgrt.linear_ggml.default", {r.x, w, g.int_value(int64_t(t.type)), g.int_value(N), bias, r.out}, "lin");
+  g.output(r.out);
+  r.exe = ExecutableGraph::build(std::move(g), gpu());
+  return r;
+}
+
+void check(GgmlLinear& r, int64_t M, int64_t N, int64_t K, uint32_t seed, const std::string& what) {
+  std::vector<float> x = ref::random_floats(size_t(M * K), seed);
+  r.exe->set_input(r.x, {M, K}, std::span<const float>(x));
+  r.exe->execute();
+  ASSERT_EQ(r.exe->dims(r.out), (Dims{M, N})) << what;
+  std::vector<float> got = r.exe->read_f32(r.out);
+  int bad = 0;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double s = r.bias.empty() ? 0.0 : r.bias[size_t(n)], mag = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const double p = double(x[size_t(m * K + k)]) * r.w[size_t(n * K + k)];
+        s += p, mag += std::fabs(p);
+      }
+      const double d = std::fabs(got[size_t(m * N + n)] - s);
+      if (!(d <= 1e-5 * mag + 1e-6) && bad++ < 3)
+        ADD_FAILURE() << what << " m " << m << " n " << n << ": gpu " << got[size_t(m * N + n)] << " ref " << s;
+    }
+  EXPECT_EQ(bad, 0) << what;
+}
+
+TEST(LinearGgml, EveryTypeOddSizesAgainstCpuReference) {
+  uint32_t seed = 1;
+  for (const TypeInfo& t : kTypes) {
+    const int64_t be = ops::ggml_gpu_block(int64_t(t.type))->elems;
+    std::vector<int64_t> ks = {be, 3 * be, 25 * be};
+    if (be == 1) ks = {1, 5, 96, 803};
+    for (int64_t K : ks)
+      for (int64_t N : {1, 7, 37, 300}) {
+        const bool bias = (N + K) % 2 == 1;
+        GgmlLinear r = make(t, N, K, bias, ++seed);
+        const std::string what = ggml_type_name(t.type) + " K " + std::to_string(K) + " N " + std::to_string(N);
+        check(r, 1, N, K, ++seed, what + " M 1");
+        check(r, 3, N, K, ++seed, what + " M 3");
+        if (N == 37) check(r, 20, N, K, ++seed, what + " M 20");
+        check(r, 1, N, K, ++seed, what + " M 1 again");
+      }
+  }
+}
+
+TEST(LinearGgml, WeightsSplitAcrossBindings) {
+  for (const TypeInfo& t : kTypes) {
+    const int64_t be = ops::ggml_gpu_block(int64_t(t.type))->elems, K = be == 1 ? 96 : 2 * be, N = 600;
+    const uint64_t row_bytes = uint64_t(K / be) * uint64_t(ops::ggml_gpu_block(int64_t(t.type))->bytes);
+    webgpu::Tuning tun = gpu().tuning();
+    tun.max_binding_bytes = 300 * row_bytes;  // chunks of 256 rows: 3
+    std::optional<webgpu::ScopedTuning> scoped(std::in_place, gpu(), tun);
+    GgmlLinear r = make(t, N, K, true, 99);
+    scoped.reset();
+    check(r, 2, N, K, 5, ggml_type_name(t.type) + " split");
+  }
+}
+
+TEST(LinearGgml, BadArgumentsAreBuildErrors) {
+  Graph g;
+  ValueId x = g.input("x", DType::F32, {1, 48});
+  ValueId w = g.constant("w", DType::U32, {17}, ConstantData::from_vector(std::vector<uint32_t>(17)));
+  ValueId out = g.tensor_like(DType::F32, "out");
+  g.op("wgrt.linear_ggml.default", {x, w, g.int_value(8), g.int_value(2), g.none(), out}, "lin");  // K 48: not 32k
+  g.output(out);
+  EXPECT_THROW(ExecutableGraph::build(std::move(g), gpu()), wgrt::Error);
+  Graph g2;
+  x = g2.input("x", DType::F32, {1, 256});
+  w = g2.constant("w", DType::U32, {36}, ConstantData::from_vector(std::vector<uint32_t>(36)));
+  out = g2.tensor_like(DType::F32, "out");
+  g2.op("wgrt.linear_ggml.default", {x, w, g2.int_value(16), g2.int_value(1), g2.none(), out}, "lin");  // IQ2_XXS
+  g2.output(out);
+  EXPECT_THROW(ExecutableGraph::build(std::move(g2), gpu()), wgrt::Error);
+}
+
+}  // namespace
+
+namespace {
+
+// wgrt.embedding_ggml.default: rows of every type, ids in range, out of range (zero rows), weights split into
+// 256-row chunks. Exact: each output is one decoded element (tolerance 1e-6 relative for the GPU's fused
+// multiply-adds in the decode).
+TEST(EmbeddingGgml, EveryTypeRowsZerosAndSplit) {
+  for (const TypeInfo& t : kTypes) {
+    for (bool split : {false, true}) {
+      const int64_t be = ops::ggml_gpu_block(int64_t(t.type))->elems, D = be == 1 ? 40 : be, V = 600;
+      const uint64_t row_bytes = uint64_t(D / be) * uint64_t(ops::ggml_gpu_block(int64_t(t.type))->bytes);
+      std::vector<uint8_t> raw = random_blocks(t, V, D, 7 + uint64_t(split));
+      std::vector<float> w = dequantize(t.type, raw, uint64_t(V * D), "w");
+      std::vector<uint32_t> words((raw.size() + 3) / 4, 0u);
+      std::memcpy(words.data(), raw.data(), raw.size());
+      Graph g;
+      ValueId ids = g.input("ids", DType::I32, {6});
+      const int64_t nw = int64_t(words.size());
+      ValueId wv = g.constant("w", DType::U32, {nw}, ConstantData::from_vector(std::move(words)));
+      ValueId out = g.tensor_like(DType::F32, "out");
+      g.op("wgrt.embedding_ggml.default", {wv, g.int_value(int64_t(t.type)), g.int_value(V), g.int_value(D), ids, out}, "emb");
+      g.output(out);
+      webgpu::Tuning tun = gpu().tuning();
+      if (split) tun.max_binding_bytes = 300 * row_bytes;  // chunks of 256 rows: 3
+      std::optional<webgpu::ScopedTuning> scoped(std::in_place, gpu(), tun);
+      auto exe = ExecutableGraph::build(std::move(g), gpu());
+      scoped.reset();
+      const std::vector<int32_t> id = {0, 599, 255, 256, -1, 600};
+      exe->set_input(ids, {6}, std::span<const int32_t>(id));
+      exe->execute();
+      std::vector<float> got = exe->read_f32(out);
+      ASSERT_EQ(got.size(), size_t(6 * D));
+      for (size_t i = 0; i < id.size(); ++i)
+        for (int64_t d = 0; d < D; ++d) {
+          const float want = id[i] < 0 || id[i] >= V ? 0.0f : w[size_t(id[i] * D + d)];
+          ASSERT_NEAR(got[i * size_t(D) + size_t(d)], want, 1e-6 * std::fabs(want))
+              << ggml_type_name(t.type) << " split " << split << " id " << id[i] << " d " << d;
+        }
+    }
+  }
+}
+
+}  // namespace

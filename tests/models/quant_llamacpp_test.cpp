@@ -1,0 +1,193 @@
+// Files made by llama.cpp's own quantizer (llama_model_quantize, via tests/llamacpp/llamacpp_helper.c) from a
+// wgrt-synthesized F32 model, for each file type people download. Per type, three oracles:
+//  1. every tensor wgrt dequantizes equals, bit for bit, the tensor llama.cpp writes when it dequantizes the
+//     same file back to F32 (its own C dequantizer; the file's type mix, including the fallback types llama.cpp
+//     picks for rows that are not a multiple of 256, is printed and checked to be mixed where it should be);
+//  2. wgrt running the quantized file against llama.cpp's CPU run of that F32 file (the same weights, f32
+//     activations): first-step logits within kLogitTol and 32 greedy ids equal;
+//     (wgrt keeps the types with block-format kernels as raw blocks on the GPU: the weight bytes it uploads are
+//     checked to be at most 1.05x the file's where no tensor is widened to f32);
+//  3. against llama.cpp's run of the quantized file itself, whose CPU path rounds activations to 8 bits:
+//     logits within kQuantActTol of the largest logit (weaker evidence; printed).
+// The model: llama arch, dim 256 (K-quant rows), ffn 320 (ffn_down rows of 320: fallback types), 2 layers,
+// GQA 4/2, vocab 384, weights std 0.2 so that greedy ids are not one constant token.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "formats/ggml_quant.h"
+#include "formats/gguf.h"
+#include "model_test_util.h"
+#include "models/llama_graph.h"
+#include "models/synth.h"
+
+namespace wgrt::test {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr float kLogitTol = 1e-4f;     // GPU f32 vs llama.cpp CPU f32 (f32 KV cache) on identical weights; logits up to ~11
+constexpr float kQuantActTol = 0.1f;   // vs llama.cpp's 8-bit-activation path, relative to max |logit|
+constexpr int kGen = 32;
+
+std::string run_cmd(const std::string& cmd) {
+  std::array<char, 65536> buf;
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return "";
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int st = pclose(p);
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) ADD_FAILURE() << "command failed: " << cmd << "\n" << out;
+  return out;
+}
+
+std::string helper(const std::string& args) {
+  return run_cmd(std::string(WGRT_LLAMACPP_HELPER) + " " + args + " 2>&1");
+}
+
+const std::string& libdir() {
+  static const std::string d = WGRT_LLAMACPP_LIBDIR;
+  return d;
+}
+
+// The F32 source model, written once per process.
+const std::string& f32_model() {
+  static const std::string path = [] {
+    fs::path dir = fs::temp_directory_path() / ("wgrt_quant_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    models::SynthConfig c{.name = "quant-test", .arch = "llama", .dim = 256, .ffn = 320, .layers = 2, .heads = 4,
+                          .kv_heads = 2, .head_dim = 64, .vocab = 384, .context = 128, .init_std = 0.2f};
+    std::string p = (dir / "f32.gguf").string();
+    models::synth_gguf(c, GgmlType::F32, 5).write(p);
+    return p;
+  }();
+  return path;
+}
+
+// Removes the per-process folder of model files when the test program ends.
+struct RemoveFiles : ::testing::Environment {
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(fs::temp_directory_path() / ("wgrt_quant_" + std::to_string(::getpid())), ec);
+  }
+};
+[[maybe_unused]] ::testing::Environment* const kRemoveFiles = ::testing::AddGlobalTestEnvironment(new RemoveFiles);
+
+struct LlamaCppRun {
+  std::vector<float> logits;
+  std::vector<int32_t> ids;
+};
+
+const std::vector<int32_t> kPrompt = {1, 17, 259, 298, 4, 150, 77};
+
+LlamaCppRun llamacpp_run(const std::string& model) {
+  std::string toks;
+  for (int32_t t : kPrompt) toks += (toks.empty() ? "" : ",") + std::to_string(t);
+  std::istringstream in(helper("run " + libdir() + " " + model + " " + std::to_string(kGen) + " " + toks));
+  LlamaCppRun r;
+  std::string line, word;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    ls >> word;
+    if (word == "logits")
+      for (float v; ls >> v;) r.logits.push_back(v);
+    else if (word == "ids")
+      for (int v; ls >> v;) r.ids.push_back(v);
+  }
+  return r;
+}
+
+class QuantLlamaCpp : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(QuantLlamaCpp, LoadsAndMatchesLlamaCpp) {
+  ASSERT_TRUE(fs::exists(libdir() + "/libllama.v0.4.0.so"))
+      << "node-llama-cpp's CPU libraries are missing at " << libdir() << ": run scripts/setup.sh (it runs "
+      << "'npm ci --ignore-scripts' in bench/)";
+  const std::string type = GetParam();
+  const fs::path dir = fs::path(f32_model()).parent_path();
+  const std::string qpath = (dir / (type + ".gguf")).string(), dqpath = (dir / (type + ".f32.gguf")).string();
+  helper("quantize " + libdir() + " " + f32_model() + " " + qpath + " " + type);
+  helper("quantize " + libdir() + " " + qpath + " " + dqpath + " F32");
+  ASSERT_TRUE(fs::exists(qpath) && fs::exists(dqpath));
+
+  // 1. Dequantization of every tensor vs llama.cpp's F32 rewrite.
+  GgufFile q = GgufFile::open(qpath), dq = GgufFile::open(dqpath);
+  std::map<std::string, int> mix;
+  for (const GgufTensorInfo& ti : q.tensors()) {
+    ++mix[ggml_type_name(ti.type)];
+    const GgufTensorInfo* ref = dq.find_tensor(ti.name);
+    ASSERT_TRUE(ref) << ti.name;
+    ASSERT_EQ(ref->type, GgmlType::F32) << ti.name;
+    std::vector<float> got = dequantize(ti.type, q.tensor_data(ti), ti.n_elements, ti.name);
+    std::span<const uint8_t> want = dq.tensor_data(*ref);
+    ASSERT_EQ(want.size(), got.size() * 4) << ti.name;
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size()), 0) << ti.name << " (" << ggml_type_name(ti.type) << ")";
+  }
+  std::string mix_s;
+  for (const auto& [t, n] : mix) mix_s += " " + t + " x" + std::to_string(n);
+  std::printf("[ %s ] tensor types:%s\n", type.c_str(), mix_s.c_str());
+  RecordProperty("tensor_types", mix_s);
+  if (type != "Q8_0") EXPECT_GE(mix.size(), 3u) << "expected a mixed file (F32 norms + two weight types)";
+
+  // GPU weight bytes vs the file's tensor bytes: at most 1.05x when every matrix type has a block-format
+  // kernel (Q4_0 goes to q4gsw, whose f32 scales make it 1.11x).
+  {
+    models::LlamaGraphOptions go;  // the builder takes final sizes (Llm::load resolves the defaults)
+    go.context = 128;
+    go.max_prefill = 128;
+    models::LlamaGraph lg = models::build_llama_graph(load_gguf_llama(qpath), go);
+    const double ratio = double(lg.weight_bytes) / double(lg.file_weight_bytes);
+    std::printf("[ %s ] GPU weight bytes %.3fx the file's (%llu widened to f32)\n", type.c_str(), ratio,
+                (unsigned long long)lg.widened_file_bytes);
+    if (lg.widened_file_bytes == 0 && type != "Q4_0") EXPECT_LE(ratio, 1.05);
+    if (type == "Q4_K_M" || type == "Q6_K" || type == "Q8_0") EXPECT_EQ(lg.widened_file_bytes, 0u) << "kept as blocks";
+  }
+
+  // 2. wgrt on the quantized file vs llama.cpp on the same weights in F32.
+  LlmOptions o;
+  o.model = qpath;
+  auto llm = Llm::load(o);
+  std::printf("[ %s ] %s\n", type.c_str(), llm->description().c_str());
+  std::vector<float> logits = llm->forward(kPrompt, 0);
+  std::vector<int32_t> ids;
+  int pos = int(kPrompt.size()), tok = argmax(logits);
+  for (int g = 0; g < kGen; ++g) {
+    ids.push_back(tok);
+    if (g + 1 < kGen) tok = argmax(llm->forward({tok}, pos++));
+  }
+  LlamaCppRun ref = llamacpp_run(dqpath);
+  ASSERT_EQ(ref.logits.size(), logits.size());
+  float mx = 0;
+  for (float l : ref.logits) mx = std::max(mx, std::fabs(l));
+  const float diff = max_abs_diff(logits, ref.logits);
+  EXPECT_GT(mx, 1.0f);  // logits are not trivially small
+  EXPECT_LT(diff, kLogitTol) << "first-step logits vs llama.cpp on the F32 rewrite";
+  EXPECT_EQ(ids, ref.ids) << "32 greedy ids vs llama.cpp on the F32 rewrite";
+  EXPECT_GE(std::set<int32_t>(ids.begin(), ids.end()).size(), 3u) << "greedy ids are (nearly) one constant token";
+
+  // 3. vs llama.cpp's own quantized path (8-bit activations).
+  LlamaCppRun qref = llamacpp_run(qpath);
+  ASSERT_EQ(qref.logits.size(), logits.size());
+  const float qdiff = max_abs_diff(logits, qref.logits);
+  int same = 0;
+  for (size_t i = 0; i < qref.ids.size() && i < ids.size() && ids[i] == qref.ids[i]; ++i) ++same;
+  std::printf("[ %s ] max |logit| %.3f; vs llama.cpp F32 rewrite: max diff %.2e, ids equal %d/%d; vs llama.cpp "
+              "quantized path: max diff %.3f, leading ids equal %d/%d\n",
+              type.c_str(), mx, diff, int(ids == ref.ids) * kGen, kGen, qdiff, same, kGen);
+  EXPECT_LT(qdiff, kQuantActTol * mx);
+}
+
+INSTANTIATE_TEST_SUITE_P(LlamaCppFileTypes, QuantLlamaCpp,
+                         ::testing::Values("Q2_K", "Q3_K_M", "Q4_0", "Q4_K_S", "Q4_K_M", "Q5_K_M", "Q6_K", "Q8_0",
+                                           "IQ4_XS"),
+                         [](const auto& info) { return std::string(info.param); });
+
+}  // namespace
+}  // namespace wgrt::test
