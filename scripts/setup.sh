@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # wgrt set-up for a fresh Debian 12 (bookworm) machine, run as root.
 # Idempotent: every step checks first and says what it installs or skips.
-# Installs: build tools and Debian -dev libraries, the Vulkan loader, Mesa lavapipe >= 25 from
-# bookworm-backports, Dawn (libwebgpu_wrapper.so from npm bun-webgpu-linux-x64@0.1.7,
-# sha256-checked) into third_party/dawn/ (not committed), bench/node_modules (npm node-llama-cpp 3.21.1 with
-# its CPU and Vulkan prebuilts, pinned by bench/package-lock.json): llama.cpp for the benchmarks and for the
-# test oracle tests/llamacpp/llamacpp_helper.c, and llama.cpp's source bundle (npm
+# Installs: build tools and Debian -dev libraries (clang + libclang-rt-14-dev for the libFuzzer targets;
+# chromium-common for its SwiftShader Vulkan driver, the second CPU adapter the adapter-listing test needs),
+# the Vulkan loader, Mesa lavapipe >= 25 from bookworm-backports, Dawn (libwebgpu_wrapper.so from npm
+# bun-webgpu-linux-x64@0.1.7, sha256-checked) into third_party/dawn/ (not committed), bench/node_modules (npm
+# node-llama-cpp 3.21.1 with its CPU and Vulkan prebuilts, pinned by bench/package-lock.json): llama.cpp for the
+# benchmarks and for the test oracle tests/llamacpp/llamacpp_helper.c, and llama.cpp's source bundle (npm
 # node-llama-cpp@3.21.1's llama/gitRelease.bundle, sha256-checked) into third_party/llama.cpp/ for the
 # tokenizer conformance vectors and chat-template conformance suite (not committed).
 set -euo pipefail
@@ -25,7 +26,8 @@ fi
 # 2. Debian packages.
 pkgs=(build-essential cmake ninja-build pkg-config git ca-certificates curl nodejs npm
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-      libpcre2-dev libicu-dev libvulkan1 vulkan-tools python3 python3-jinja2)
+      libpcre2-dev libicu-dev libvulkan1 vulkan-tools python3 python3-jinja2
+      clang libclang-rt-14-dev chromium-common)
 missing=()
 for p in "${pkgs[@]}"; do
   # Node.js may come from elsewhere (e.g. nodesource): any working npm will do.

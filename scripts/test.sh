@@ -7,3 +7,9 @@ bash "$root/scripts/setup.sh"
 bash "$root/scripts/build.sh"
 cd "$root/build"
 ctest --output-on-failure -j"${WGRT_TEST_JOBS:-2}" --timeout 1200
+# Reliability guards (docs/RELIABILITY.md): the suite again under ASan + UBSan, then every libFuzzer target for a
+# bounded time from its committed corpus. WGRT_SKIP_GUARDS=1 skips both (local iteration only; CI runs them).
+if [ "${WGRT_SKIP_GUARDS:-0}" != 1 ]; then
+  bash "$root/scripts/test_sanitize.sh"
+  bash "$root/scripts/fuzz_smoke.sh"
+fi

@@ -36,6 +36,13 @@ class GpuError : public Error {
   using Error::Error;
 };
 
+// A computation produced NaN or infinite values where finite ones are required (e.g. a model's logits):
+// usually damaged weights (see LlmOptions::check_weights).
+class NumericError : public Error {
+ public:
+  using Error::Error;
+};
+
 // A size exceeds a device limit (maxBufferSize, maxStorageBufferBindingSize, ...) or the context window.
 class LimitError : public Error {
  public:

@@ -11,9 +11,16 @@
 // types F32, F16, BF16, Q8_0, Q4_0 — Q4_0 stays 4-bit on the GPU) and llama2.c checkpoints (`.bin`, with the
 // llama2.c tokenizer file).
 // Errors: FormatError (bad or truncated file, a *.gguf file without the GGUF magic, a file that is neither
-// GGUF nor a valid llama2.c checkpoint, tokenizer that does not fit the model), Unsupported (tensor type,
-// architecture), InvalidArgument (bad options, empty prompt without BOS), LimitError (prompt longer than the
-// context, model larger than the device's limits), GpuError (no adapter, device lost).
+// GGUF nor a valid llama2.c checkpoint, tokenizer that does not fit the model, a model file that is not a
+// regular file or that changed while it was loading, tensors the metadata does not account for), Unsupported
+// (tensor type, architecture), InvalidArgument (bad options, empty prompt without BOS), LimitError (prompt
+// longer than the context; a weight, KV cache or RoPE table larger than the adapter's largest storage buffer,
+// or converted weights larger than the host's available memory: checked from shapes before anything is
+// allocated), NumericError (NaN or infinite logits: the message names the generated token and position),
+// GpuError (no adapter, device lost, GPU wait timed out).
+// docs/RELIABILITY.md lists these promises and the tests behind them.
+//
+// Threads: see the contract above class Llm.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -35,6 +42,7 @@ struct LlmOptions {
                                 // context; more is capped too); longer prompts are chunked
   bool force_f32 = false;       // dequantize 4-bit weights to f32
   bool profile = false;         // GPU timestamp profiling (needs timestamp-query)
+  bool check_weights = false;   // scan every weight for NaN/Inf before building (FormatError naming the tensor)
 };
 
 struct GenerateOptions {
@@ -99,10 +107,17 @@ struct EvalResult {
   bool cancelled = false;           // stopped between prefill chunks: the cache holds the chunks done
 };
 
-// Threads: an Llm has one KV cache. A ChatSession, and the eval/forward/generate calls on one Llm, are used
-// from one thread at a time: all the sessions of one Llm share its cache (they stay correct when used in
-// turn, each switch re-prefilling the other's tokens), so the server runs one Llm per concurrent sequence or
-// serializes them.
+// Threads: an Llm may be shared between threads. Its calls are serialized internally: eval(), forward(),
+// gpu_bytes() and the profile/graph queries lock one mutex per Llm, so concurrent calls run one after the
+// other. generate() and generate_tokens() take no lock of their own: they call eval() once per step, so two
+// threads generating on one Llm interleave step by step; each stays correct (eval reuses only the cached
+// prefix that matches its own sequence, re-prefilling after the other's tokens) but both run slower, so a
+// server runs one Llm per concurrent sequence or serializes them. tokenize(), detokenize(), token_piece(),
+// special_tokens(), context(), vocab_size(), load_seconds() and description() only read immutable state.
+// on_text runs on the calling thread without the lock; EvalOptions::on_prefill runs with it held and must not
+// call back into the same Llm (deadlock). A ChatSession, and all the ChatSessions of one Llm (they share its
+// KV cache), are used from one thread at a time. Distinct Llm objects are independent (each has its own
+// WebGPU device) and may run in parallel.
 class Llm {
  public:
   static std::unique_ptr<Llm> load(const LlmOptions& opts);
@@ -110,8 +125,12 @@ class Llm {
 
   // Generates from `prompt` (an empty prompt starts from BOS alone), calling on_text with each complete
   // UTF-8 piece as it is produced. Prefills the whole prompt every call (no cache reuse: timings stay honest).
+  // Context rule: a prompt of n tokens (BOS included) needs n <= context(); it can be followed by at most
+  // context() - n + 1 new tokens (the last new token is never fed back, so it needs no KV-cache slot): a
+  // prompt of exactly context() tokens yields one token, then stop_reason "context".
   // Stops at SpecialTokens::end_of_turn, a stop string, max_tokens, the context end or cancel.
-  // Throws InvalidArgument (bad options, empty sequence), LimitError (prompt does not leave room to generate).
+  // Throws InvalidArgument (bad options, empty sequence), LimitError (n > context()),
+  // NumericError (NaN or infinite logits).
   GenerateStats generate(std::string_view prompt, const GenerateOptions& g,
                          const std::function<void(std::string_view)>& on_text);
   // Continues the token sequence `seq` (prompt ids, BOS included if wanted), reusing the KV cache for the

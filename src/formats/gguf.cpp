@@ -5,6 +5,7 @@
 
 #include "util/byte_reader.h"
 #include "util/file_bytes.h"
+#include "util/printable.h"
 
 namespace wgrt {
 
@@ -30,10 +31,10 @@ GgufValue read_value(ByteReader& r, GgufValueType type, const std::string& key, 
 
 void read_array(ByteReader& r, GgufValue& v, const std::string& key, int depth) {
   if (depth >= kMaxArrayDepth)
-    throw FormatError(r.context() + ": key '" + key + "': arrays nested deeper than " + std::to_string(kMaxArrayDepth));
+    throw FormatError(r.context() + ": key '" + printable(key) + "': arrays nested deeper than " + std::to_string(kMaxArrayDepth));
   v.elem_type = static_cast<GgufValueType>(r.read<uint32_t>("array element type"));
   v.count = r.read<uint64_t>("array count");
-  const std::string what = "key '" + key + "': array count";
+  const std::string what = "key '" + printable(key) + "': array count";
   if (v.elem_type == GgufValueType::STRING) {
     check_count(r, v.count, 8, what);
     v.strings.reserve(v.count);
@@ -45,13 +46,13 @@ void read_array(ByteReader& r, GgufValue& v, const std::string& key, int depth) 
   } else {
     size_t sz = gguf_value_type_size(v.elem_type);
     if (sz == 0)
-      throw FormatError(r.context() + ": key '" + key + "': unknown array element type " +
+      throw FormatError(r.context() + ": key '" + printable(key) + "': unknown array element type " +
                         std::to_string(static_cast<uint32_t>(v.elem_type)));
     check_count(r, v.count, sz, what);
     auto b = r.read_bytes(v.count * sz, "array data");
     if (v.elem_type == GgufValueType::BOOL)
       for (uint8_t x : b)
-        if (x > 1) throw FormatError(r.context() + ": key '" + key + "': bool array element is " + std::to_string(x));
+        if (x > 1) throw FormatError(r.context() + ": key '" + printable(key) + "': bool array element is " + std::to_string(x));
     v.raw.assign(b.begin(), b.end());
   }
 }
@@ -72,12 +73,12 @@ GgufValue read_value(ByteReader& r, GgufValueType type, const std::string& key, 
     case GgufValueType::F64: v.f = r.read<double>("f64 value"); break;
     case GgufValueType::BOOL:
       v.u = r.read<uint8_t>("bool value");
-      if (v.u > 1) throw FormatError(r.context() + ": key '" + key + "': bool value is " + std::to_string(v.u));
+      if (v.u > 1) throw FormatError(r.context() + ": key '" + printable(key) + "': bool value is " + std::to_string(v.u));
       break;
     case GgufValueType::STRING: v.str = read_gguf_string(r, "string value"); break;
     case GgufValueType::ARRAY: read_array(r, v, key, depth); break;
     default:
-      throw FormatError(r.context() + ": key '" + key + "' has unknown value type " +
+      throw FormatError(r.context() + ": key '" + printable(key) + "' has unknown value type " +
                         std::to_string(static_cast<uint32_t>(type)));
   }
   return v;
@@ -97,12 +98,14 @@ GgufFile GgufFile::from_file(const FileBytes& fb) {
   f.storage_ = std::make_shared<FileBytes>(fb);
   f.bytes_ = fb.bytes();
   f.path_ = fb.name();
-  f.parse();
+  fb.parse_checked([&] { f.parse(); });
   return f;
 }
 
+void GgufFile::check_unchanged() const { storage_->check_unchanged(); }
+
 void GgufFile::parse() {
-  ByteReader r(bytes_, "gguf '" + path_ + "'");
+  ByteReader r(bytes_, "gguf '" + printable(path_, 300) + "'");
   const std::string& ctx = r.context();
   auto magic = r.read_bytes(4, "magic");
   if (std::string(magic.begin(), magic.end()) != "GGUF") throw FormatError(ctx + ": not a GGUF file (bad magic)");
@@ -118,7 +121,7 @@ void GgufFile::parse() {
     std::string key = read_gguf_string(r, "metadata key");
     auto type = static_cast<GgufValueType>(r.read<uint32_t>("value type"));
     GgufValue v = read_value(r, type, key, 0);
-    if (!kv_index_.emplace(key, kv_.size()).second) throw FormatError(ctx + ": duplicate metadata key '" + key + "'");
+    if (!kv_index_.emplace(key, kv_.size()).second) throw FormatError(ctx + ": duplicate metadata key '" + printable(key) + "'");
     kv_.emplace_back(std::move(key), std::move(v));
   }
   if (const GgufValue* a = find("general.alignment")) {
@@ -133,7 +136,7 @@ void GgufFile::parse() {
   for (uint64_t t = 0; t < n_tensors; ++t) {
     GgufTensorInfo ti;
     ti.name = read_gguf_string(r, "tensor name");
-    const std::string tctx = ctx + ": tensor '" + ti.name + "'";
+    const std::string tctx = ctx + ": tensor '" + printable(ti.name) + "'";
     uint32_t n_dims = r.read<uint32_t>("tensor n_dims");
     if (n_dims < 1 || n_dims > 4) throw FormatError(tctx + " has " + std::to_string(n_dims) + " dims (1..4 allowed)");
     ti.n_elements = 1;
@@ -157,7 +160,7 @@ void GgufFile::parse() {
       throw FormatError(tctx + ": offset " + std::to_string(ti.offset) + " is not a multiple of the alignment " +
                         std::to_string(alignment_));
     if (!tensor_index_.emplace(ti.name, tensors_.size()).second)
-      throw FormatError(ctx + ": duplicate tensor name '" + ti.name + "'");
+      throw FormatError(ctx + ": duplicate tensor name '" + printable(ti.name) + "'");
     tensors_.push_back(std::move(ti));
   }
 
@@ -168,7 +171,7 @@ void GgufFile::parse() {
   for (const auto& ti : tensors_) {
     uint64_t end;
     if (__builtin_add_overflow(ti.offset, ti.n_bytes, &end) || end > data_size || data_offset_ > bytes_.size())
-      throw FormatError(ctx + ": tensor '" + ti.name + "' data [" + std::to_string(ti.offset) + ", +" +
+      throw FormatError(ctx + ": tensor '" + printable(ti.name) + "' data [" + std::to_string(ti.offset) + ", +" +
                         std::to_string(ti.n_bytes) + ") reaches past the end of the file (data section " +
                         std::to_string(data_size) + " bytes)");
     by_offset.push_back(&ti);
@@ -176,7 +179,19 @@ void GgufFile::parse() {
   std::sort(by_offset.begin(), by_offset.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
   for (size_t i = 1; i < by_offset.size(); ++i)
     if (by_offset[i - 1]->offset + by_offset[i - 1]->n_bytes > by_offset[i]->offset)
-      throw FormatError(ctx + ": tensor '" + by_offset[i]->name + "' overlaps tensor '" + by_offset[i - 1]->name + "'");
+      throw FormatError(ctx + ": tensor '" + printable(by_offset[i]->name) + "' overlaps tensor '" +
+                        printable(by_offset[i - 1]->name) + "'");
+  // The data section ends with the last tensor plus at most alignment - 1 bytes of padding (ggml and gguf-py
+  // pad every tensor, wgrt's writer none). More left over means the offsets were laid out for another
+  // alignment (e.g. general.alignment rewritten) and every tensor would be read from the wrong place.
+  if (!by_offset.empty()) {
+    const uint64_t last_end = by_offset.back()->offset + by_offset.back()->n_bytes;
+    if (data_size - last_end >= alignment_)
+      throw FormatError(ctx + ": " + std::to_string(data_size - last_end) + " bytes follow the last tensor '" +
+                        printable(by_offset.back()->name) + "' (at most " + std::to_string(alignment_ - 1) +
+                        " bytes of padding expected): the tensor layout does not match general.alignment " +
+                        std::to_string(alignment_) + ", or the file has trailing data");
+  }
 }
 
 const GgufTensorInfo* GgufFile::find_tensor(const std::string& name) const {
@@ -186,7 +201,7 @@ const GgufTensorInfo* GgufFile::find_tensor(const std::string& name) const {
 
 const GgufTensorInfo& GgufFile::tensor(const std::string& name) const {
   const GgufTensorInfo* t = find_tensor(name);
-  if (!t) throw InvalidArgument("gguf '" + path_ + "': no tensor named '" + name + "'");
+  if (!t) throw InvalidArgument("gguf '" + path_ + "': no tensor named '" + printable(name) + "'");
   return *t;
 }
 
@@ -195,13 +210,13 @@ std::span<const uint8_t> GgufFile::tensor_data(const GgufTensorInfo& t) const {
 }
 
 std::vector<float> GgufFile::to_f32(const GgufTensorInfo& t) const {
-  return dequantize(t.type, tensor_data(t), t.n_elements, t.name);
+  return dequantize(t.type, tensor_data(t), t.n_elements, printable(t.name));
 }
 
 Q4gsw GgufFile::repack_q4_0_to_q4gsw(const GgufTensorInfo& t) const {
   if (t.type != GgmlType::Q4_0)
     throw Unsupported("tensor " + t.name + " has type " + ggml_type_name(t.type) + ", q4gsw repack needs Q4_0");
-  return wgrt::repack_q4_0_to_q4gsw(tensor_data(t), t.n_elements / t.dims[0], t.dims[0], t.name);
+  return wgrt::repack_q4_0_to_q4gsw(tensor_data(t), t.n_elements / t.dims[0], t.dims[0], printable(t.name));
 }
 
 }  // namespace wgrt

@@ -46,6 +46,9 @@ class GgufFile {
   static GgufFile from_bytes(std::vector<uint8_t> bytes, std::string name = "<memory>");
 
   const std::string& path() const { return path_; }
+  // FormatError if the file changed or was truncated since it was opened (see mapped_file.h): call after
+  // reading tensor data. Never for from_bytes().
+  void check_unchanged() const;
   uint32_t version() const { return version_; }
   uint32_t alignment() const { return alignment_; }
   uint64_t data_offset() const { return data_offset_; }  // absolute file offset of the data section
@@ -89,7 +92,7 @@ class GgufFile {
 
  private:
   void parse();
-  std::shared_ptr<const void> storage_;  // keeps the FileBytes storage alive
+  std::shared_ptr<const FileBytes> storage_;  // keeps the FileBytes storage alive
   static GgufFile from_file(const FileBytes& fb);
   std::span<const uint8_t> bytes_;
   std::string path_;

@@ -4,6 +4,7 @@
 #include <wgrt/error.h>
 
 #include "formats/gguf.h"
+#include "util/printable.h"
 
 namespace wgrt {
 namespace {
@@ -12,14 +13,14 @@ namespace {
                              const std::string& expected) {
   std::string actual = gguf_value_type_name(v.type);
   if (v.is_array()) actual += " of " + gguf_value_type_name(v.elem_type);
-  throw FormatError("gguf '" + path + "': key '" + key + "' has type " + actual + ", expected " + expected);
+  throw FormatError("gguf '" + printable(path, 300) + "': key '" + printable(key) + "' has type " + actual + ", expected " + expected);
 }
 
 template <class T>
 T to_int(const std::string& path, const std::string& key, const GgufValue& v, const char* expected) {
   if (!gguf_value_type_is_integer(v.type)) type_error(path, key, v, expected);
   if (!v.integer_fits(std::numeric_limits<T>::min(), std::numeric_limits<T>::max()))
-    throw FormatError("gguf '" + path + "': key '" + key + "' value does not fit in " + expected);
+    throw FormatError("gguf '" + printable(path, 300) + "': key '" + printable(key) + "' value does not fit in " + expected);
   return v.type == GgufValueType::I8 || v.type == GgufValueType::I16 || v.type == GgufValueType::I32 ||
                  v.type == GgufValueType::I64
              ? static_cast<T>(v.i)
@@ -41,7 +42,7 @@ const GgufValue* GgufFile::find(const std::string& key) const {
   }                                                                                                \
   RET GgufFile::get_##NAME(const std::string& key) const {                                         \
     auto r = opt_##NAME(key);                                                                      \
-    if (!r) throw FormatError("gguf '" + path_ + "': missing metadata key '" + key + "'");       \
+    if (!r) throw FormatError("gguf '" + printable(path_, 300) + "': missing metadata key '" + printable(key) + "'");       \
     return *r;                                                                                     \
   }
 
@@ -51,6 +52,10 @@ static std::string conv_string(const std::string& p, const std::string& k, const
 }
 static float conv_f32(const std::string& p, const std::string& k, const GgufValue& v) {
   if (v.type != GgufValueType::F32 && v.type != GgufValueType::F64) type_error(p, k, v, "f32");
+  // An f64 beyond the f32 range would silently become infinity.
+  if (std::isfinite(v.f) && std::fabs(v.f) > std::numeric_limits<float>::max())
+    throw FormatError("gguf '" + printable(p, 300) + "': key '" + printable(k) + "' value " + std::to_string(v.f) +
+                      " does not fit in f32");
   return static_cast<float>(v.f);
 }
 static bool conv_bool(const std::string& p, const std::string& k, const GgufValue& v) {
@@ -74,7 +79,7 @@ static std::vector<int32_t> conv_i32s(const std::string& p, const std::string& k
   for (uint64_t i = 0; i < v.count; ++i) {
     double d = v.numeric_elem(i);
     if (!(d >= std::numeric_limits<int32_t>::min() && d <= std::numeric_limits<int32_t>::max()))
-      throw FormatError("gguf '" + p + "': key '" + k + "' element " + std::to_string(i) + " does not fit in i32");
+      throw FormatError("gguf '" + printable(p, 300) + "': key '" + printable(k) + "' element " + std::to_string(i) + " does not fit in i32");
     out[i] = static_cast<int32_t>(d);
   }
   return out;

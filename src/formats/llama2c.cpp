@@ -20,9 +20,11 @@ Llama2cFile Llama2cFile::from_file(const FileBytes& fb) {
   f.storage_ = std::make_shared<FileBytes>(fb);
   f.bytes_ = fb.bytes();
   f.path_ = fb.name();
-  f.parse();
+  fb.parse_checked([&] { f.parse(); });
   return f;
 }
+
+void Llama2cFile::check_unchanged() const { storage_->check_unchanged(); }
 
 void Llama2cFile::parse() {
   const std::string ctx = "llama2.c checkpoint '" + path_ + "'";

@@ -35,6 +35,9 @@ class Llama2cFile {
   static Llama2cFile from_bytes(std::vector<uint8_t> bytes, std::string name = "<memory>");
 
   const std::string& path() const { return path_; }
+  // FormatError if the file changed or was truncated since it was opened (see mapped_file.h): call after
+  // reading tensor data. Never for from_bytes().
+  void check_unchanged() const;
   const Llama2cHeader& header() const { return h_; }
 
   // Weight spans (float32, little-endian, possibly unaligned: read with memcpy or via to_f32()).
@@ -60,7 +63,7 @@ class Llama2cFile {
   };
   void parse();
   std::span<const uint8_t> section(const Section& s, int l, bool layered) const;
-  std::shared_ptr<const void> storage_;  // keeps the FileBytes storage alive
+  std::shared_ptr<const FileBytes> storage_;  // keeps the FileBytes storage alive
   static Llama2cFile from_file(const FileBytes& fb);
   std::span<const uint8_t> bytes_;
   std::string path_;

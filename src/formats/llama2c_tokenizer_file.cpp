@@ -5,19 +5,22 @@
 #include <wgrt/error.h>
 
 #include "util/byte_reader.h"
-#include "util/mapped_file.h"
+#include "util/file_bytes.h"
+#include "util/printable.h"
 
 namespace wgrt {
 
 Llama2cTokenizerFile Llama2cTokenizerFile::read(const std::string& path, int32_t vocab_size) {
-  MappedFile m = MappedFile::open(path);
-  return parse(m.bytes(), vocab_size, path);
+  const FileBytes f = FileBytes::open(path);
+  Llama2cTokenizerFile t;
+  f.parse_checked([&] { t = parse(f.bytes(), vocab_size, path); });
+  return t;
 }
 
 Llama2cTokenizerFile Llama2cTokenizerFile::parse(std::span<const uint8_t> bytes, int32_t vocab_size,
                                                  const std::string& name) {
   constexpr int32_t kMaxVocab = 1 << 22;
-  const std::string ctx = "llama2.c tokenizer '" + name + "'";
+  const std::string ctx = "llama2.c tokenizer '" + printable(name, 300) + "'";
   if (vocab_size < 0 || vocab_size > kMaxVocab)
     throw InvalidArgument(ctx + ": vocab_size " + std::to_string(vocab_size) + " out of range");
   ByteReader r(bytes, ctx);

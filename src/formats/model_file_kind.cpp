@@ -7,6 +7,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "util/mapped_file.h"
+#include "util/printable.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
@@ -14,8 +16,9 @@ namespace wgrt {
 namespace {
 
 std::string head_bytes(const std::string& path, size_t n) {
+  require_regular_file(path, "model file");  // a FIFO would block the open below forever
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw FormatError(fmt::format("cannot open model file '{}': {}", path, std::strerror(errno)));
+  if (!f) throw FormatError(fmt::format("cannot open model file '{}': {}", printable(path, 300), std::strerror(errno)));
   std::string s(n, '\0');
   f.read(s.data(), std::streamsize(n));
   s.resize(size_t(f.gcount()));
@@ -35,7 +38,7 @@ ModelFileKind model_file_kind(const std::string& path) {
     if (!magic.empty() && magic.size() < 4) what += fmt::format(" (file has {} byte{})", magic.size(), magic.size() == 1 ? "" : "s");
     throw FormatError(fmt::format("GGUF file '{}': {}, expected the magic 'GGUF' (47 47 55 46); a llama2.c "
                                   "checkpoint must not be named .gguf",
-                                  path, what));
+                                  printable(path, 300), what));
   }
   return ModelFileKind::Llama2c;
 }
@@ -45,7 +48,7 @@ std::string not_a_model_message(const std::string& path, const std::string& deta
   bool text = !head.empty();
   for (unsigned char c : head) text = text && (c == '\n' || c == '\r' || c == '\t' || (c >= 0x20 && c < 0x7f) || c >= 0x80);
   return fmt::format("'{}' is not a model file: it is not GGUF (no 'GGUF' magic){} and not a llama2.c checkpoint ({})",
-                     path, text ? ", it looks like text," : "", detail);
+                     printable(path, 300), text ? ", it looks like text," : "", detail);
 }
 
 }  // namespace wgrt

@@ -1,10 +1,13 @@
 #include "formats/model_weights.h"
 
 #include <algorithm>
+#include <cmath>
+#include <set>
 #include <wgrt/error.h>
 
 #include "formats/gguf.h"
 #include "formats/llama2c.h"
+#include "util/printable.h"
 
 namespace wgrt {
 namespace {
@@ -15,14 +18,20 @@ std::string shape_str(const std::vector<int64_t>& s) {
   return r + "]";
 }
 
+std::string fmt_nonfinite(const std::string& name, float v, size_t i, int64_t cols) {
+  return "tensor '" + name + "' holds " + (std::isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf") + " at element " +
+         std::to_string(i) + " (row " + std::to_string(i / size_t(cols)) + ", column " +
+         std::to_string(i % size_t(cols)) + "): the weights are damaged";
+}
+
 }  // namespace
 
-std::vector<float> WeightTensor::to_f32() const { return dequantize(type, data, n_elements, name); }
+std::vector<float> WeightTensor::to_f32() const { return dequantize(type, data, n_elements, printable(name)); }
 
 Q4gsw WeightTensor::q4gsw() const {
   if (type != GgmlType::Q4_0)
-    throw Unsupported("tensor " + name + " has type " + ggml_type_name(type) + ", q4gsw needs Q4_0");
-  return repack_q4_0_to_q4gsw(data, static_cast<uint64_t>(rows()), static_cast<uint64_t>(cols()), name);
+    throw Unsupported("tensor " + printable(name) + " has type " + ggml_type_name(type) + ", q4gsw needs Q4_0");
+  return repack_q4_0_to_q4gsw(data, static_cast<uint64_t>(rows()), static_cast<uint64_t>(cols()), printable(name));
 }
 
 const WeightTensor* WeightSource::find(const std::string& name) const {
@@ -32,7 +41,7 @@ const WeightTensor* WeightSource::find(const std::string& name) const {
 
 const WeightTensor& WeightSource::get(const std::string& name) const {
   const WeightTensor* t = find(name);
-  if (!t) throw InvalidArgument("model has no tensor '" + name + "'");
+  if (!t) throw InvalidArgument("model has no tensor '" + printable(name) + "'");
   return *t;
 }
 
@@ -44,16 +53,21 @@ std::vector<std::string> WeightSource::names() const {
 
 void WeightSource::add(WeightTensor t) {
   std::string n = t.name;
-  if (!tensors_.emplace(n, std::move(t)).second) throw FormatError("duplicate tensor '" + n + "'");
+  if (!tensors_.emplace(n, std::move(t)).second) throw FormatError("duplicate tensor '" + printable(n) + "'");
 }
 
 void WeightSource::validate() const {
   const LlamaConfig& c = cfg_;
-  auto expect = [this](const std::string& name, std::vector<int64_t> shape) {
+  auto check = [this](const std::string& name, std::vector<int64_t> shape) {
     const WeightTensor* t = find(name);
-    if (!t) throw FormatError("model is missing tensor '" + name + "'");
+    if (!t) throw FormatError("model is missing tensor '" + printable(name) + "'");
     if (t->shape != shape)
       throw FormatError("tensor '" + name + "' has shape " + shape_str(t->shape) + ", expected " + shape_str(shape));
+  };
+  std::set<std::string> expected = {"rope_freqs"};  // accepted and ignored (model_weights.h)
+  auto expect = [&](const std::string& name, std::vector<int64_t> shape) {
+    expected.insert(name);
+    check(name, std::move(shape));
   };
   const int64_t q = int64_t(c.n_heads) * c.head_dim, kv = int64_t(c.n_kv_heads) * c.head_dim;
   expect("tok_embd", {c.vocab_size, c.dim});
@@ -80,19 +94,38 @@ void WeightSource::validate() const {
       expect(b + "attn_k_norm", {c.head_dim});
     }
   }
+  for (const auto& [name, t] : tensors_)
+    if (!expected.count(name))
+      throw FormatError("tensor '" + printable(name) + "' is not part of a " + printable(c.arch) + " model with " +
+                        std::to_string(c.n_layers) + " blocks (" + printable(c.arch) +
+                        ".block_count) and these options; the file's metadata does not match its tensors");
+}
+
+void WeightSource::check_finite() const {
+  for (const auto& [name, t] : tensors_) {
+    const std::vector<float> v = t.to_f32();
+    for (size_t i = 0; i < v.size(); ++i)
+      if (!std::isfinite(v[i]))
+        throw FormatError(fmt_nonfinite(name, v[i], i, t.cols()));
+  }
+}
+
+void WeightSource::check_unchanged() const {
+  if (gguf_) gguf_->check_unchanged();
+  if (l2c_) l2c_->check_unchanged();
 }
 
 WeightSource load_gguf_llama(GgufFile file) {
   WeightSource ws;
   auto g = std::make_shared<const GgufFile>(std::move(file));
   ws.gguf_ = g;
-  const std::string ctx = "gguf '" + g->path() + "'";
+  const std::string ctx = "gguf '" + printable(g->path(), 300) + "'";
   if (g->tensors().empty() && g->has("tokenizer.ggml.model"))
     throw FormatError(ctx + ": no tensors, only a vocabulary (a vocab-only file): wgrt tokenize -m reads it");
   LlamaConfig& c = ws.cfg_;
   c.arch = g->get_string("general.architecture");
   if (c.arch != "llama" && c.arch != "qwen2" && c.arch != "qwen3")
-    throw Unsupported(ctx + ": architecture '" + c.arch + "' is not supported (llama, qwen2, qwen3)");
+    throw Unsupported(ctx + ": architecture '" + printable(c.arch) + "' is not supported (llama, qwen2, qwen3)");
   const std::string a = c.arch + ".";
   auto get_int = [&](const std::string& key, uint32_t hi) {
     uint32_t v = g->get_u32(key);
@@ -121,8 +154,12 @@ WeightSource load_gguf_llama(GgufFile file) {
                       std::to_string(c.head_dim) + ") is not supported");
   c.rope_theta = g->opt_f32(a + "rope.freq_base").value_or(10000.0f);
   c.rms_eps = g->get_f32(a + "attention.layer_norm_rms_epsilon");
-  if (!(c.rope_theta > 1.0f) || !(c.rms_eps > 0.0f && c.rms_eps < 1.0f))
-    throw FormatError(ctx + ": rope.freq_base or layer_norm_rms_epsilon out of range");
+  if (!std::isfinite(c.rope_theta) || !(c.rope_theta > 1.0f))
+    throw FormatError(ctx + ": " + a + "rope.freq_base = " + std::to_string(c.rope_theta) +
+                      " is outside (1, 3.4e38] (it must be a finite number above 1)");
+  if (!(c.rms_eps > 0.0f && c.rms_eps < 1.0f))
+    throw FormatError(ctx + ": " + a + "attention.layer_norm_rms_epsilon = " + std::to_string(c.rms_eps) +
+                      " is outside (0, 1)");
   c.rope_interleaved = c.arch == "llama";
 
   for (const GgufTensorInfo& ti : g->tensors()) {

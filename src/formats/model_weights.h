@@ -75,12 +75,24 @@ class WeightSource {
   // .attention.key_length (default dim/n_heads), .rope.freq_base (default 10000). Unsupported if
   // .rope.dimension_count != head_dim (partial rotary). FormatError for missing/mis-shaped tensors.
   friend WeightSource load_gguf_llama(GgufFile file);
+  // Every tensor of the file must be one of the canonical tensors above for the configuration read (so a
+  // block_count smaller than the blocks present is an error naming the first extra tensor), except
+  // `rope_freqs` (Llama 3 RoPE frequency factors), which is accepted and ignored: wgrt applies plain RoPE.
+  // FormatError for non-finite or out-of-range hyper-parameters (rope.freq_base must be finite and > 1,
+  // layer_norm_rms_epsilon in (0, 1)).
   // llama2.c: arch llama, interleaved RoPE, theta 10000, eps 1e-5, context = seq_len, all tensors F32.
   friend WeightSource load_llama2c(Llama2cFile file);
 
+  // FormatError naming the first tensor (and element) holding a NaN or infinity. Dequantizes every tensor
+  // once (about as long as loading): for `--check-weights`, not done by default.
+  void check_finite() const;
+  // FormatError if the model file changed or was truncated since it was opened (see mapped_file.h): tensor
+  // data read after such a change is not the model's. Call after reading the tensors.
+  void check_unchanged() const;
+
  private:
   void add(WeightTensor t);
-  void validate() const;  // checks all canonical tensors exist with the shapes above
+  void validate() const;  // checks all canonical tensors exist with the shapes above, and no others
   LlamaConfig cfg_;
   std::map<std::string, WeightTensor> tensors_;
   std::shared_ptr<const GgufFile> gguf_;

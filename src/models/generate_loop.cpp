@@ -54,9 +54,11 @@ GenerateStats Llm::generate(std::string_view prompt, const GenerateOptions& g,
 GenerateStats Llm::generate_tokens(std::vector<int32_t> seq, const GenerateOptions& g,
                                    const std::function<void(std::string_view)>& on_text, bool reuse_cache) {
   if (seq.empty()) throw InvalidArgument("generate: empty token sequence: nothing to start from");
-  if (int64_t(seq.size()) >= context())
-    throw LimitError(fmt::format("the prompt has {} tokens but the context holds {} (no room to generate)", seq.size(),
-                                 context()));
+  // Context rule (llm.h): a prompt of n <= C tokens can be followed by up to C - n + 1 new tokens (the last
+  // one is never fed back, so it needs no cache slot); a prompt of exactly C tokens gives one token.
+  if (int64_t(seq.size()) > context())
+    throw LimitError(fmt::format("the prompt has {} tokens but the context holds {}: shorten the prompt or raise --ctx",
+                                 seq.size(), context()));
   std::unique_ptr<text::Sampler> sampler = make_sampler(g);
   const std::vector<int32_t>& ends = special_tokens().end_of_turn;
   GenerateStats st;
@@ -84,8 +86,9 @@ GenerateStats Llm::generate_tokens(std::vector<int32_t> seq, const GenerateOptio
     const bool bad = sampler ? std::any_of(r.logits.begin(), r.logits.end(), [](float v) { return !std::isfinite(v); })
                              : r.argmax < 0;
     if (bad)
-      throw Error(fmt::format("the model produced NaN or infinite logits at generated token {} (position {})",
-                              st.generated_tokens, seq.size() - 1));
+      throw NumericError(fmt::format("the model produced NaN or infinite logits at generated token {} (position {}); "
+                                     "its weights may hold NaN/Inf values (wgrt generate --check-weights scans them)",
+                                     st.generated_tokens, seq.size() - 1));
     return sampler ? sampler->sample(r.logits, seq) : r.argmax;
   };
   int32_t next = g.max_tokens != 0 ? pick(ev) : -1;

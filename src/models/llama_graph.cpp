@@ -248,7 +248,7 @@ class Builder {
     ValueId n = rms_norm(last, vector("output_norm"), "output_norm");
     out_.logits = linear(n, w_.has("output") ? "output" : "tok_embd", "", "output");
     out_.next_token = g().tensor(DType::I32, {1}, "next_token");
-    g().op("aten.argmax.default", {out_.logits, g().int_value(-1), g().boolean(false), out_.next_token}, "argmax");
+    g().op("wgrt.argmax_checked.default", {out_.logits, g().int_value(-1), g().boolean(false), out_.next_token}, "argmax");
     g().output(out_.logits);
     g().output(out_.next_token);
   }

@@ -7,7 +7,8 @@
 // llama.sdpa_with_kv_cache (fused cache update + causal GQA attention over [0, input_pos+S)) ->
 // output linear -> residual add -> rms_norm -> SwiGLU FFN (silu(gate) * up -> down) -> residual add.
 // Then the last position's hidden state -> rms_norm -> output linear (tied to tok_embd when the model ties
-// them) -> logits [1, vocab] and argmax [1] (greedy decoding reads back one int).
+// them) -> logits [1, vocab] and argmax [1] (greedy decoding reads back one int; wgrt.argmax_checked, so
+// it is -1 when any logit is NaN or infinite).
 // Weights (WeightPolicy::Auto): Q4_0 matrices become q4gsw constants (et_vk.linear_q4gsw / embedding_q4gsw);
 // matrices of the types ops::ggml_gpu_block() lists (ops/linear/linear_ggml.h) are uploaded as the file's raw
 // blocks and decoded inside wgrt.linear_ggml / wgrt.embedding_ggml. Every other type ggml_type_decodable()
@@ -39,7 +40,7 @@ struct LlamaGraph {
   ValueId tokens = -1;     // input i32 [1, S]
   ValueId input_pos = -1;  // input i32 [1]
   ValueId logits = -1;     // output f32 [1, vocab] (last position)
-  ValueId next_token = -1; // output i32 [1] (argmax of logits)
+  ValueId next_token = -1; // output i32 [1] (argmax of logits; -1 if a logit is NaN or +-inf)
   int context = 0, max_prefill = 0;
   uint64_t weight_bytes = 0;  // bytes of weight constants as uploaded
   uint64_t file_weight_bytes = 0;   // bytes of the file tensors those constants were made from

@@ -10,14 +10,17 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 
 #include "formats/gguf.h"
 #include "formats/llama2c.h"
 #include "formats/model_file_kind.h"
 #include "graph/executable.h"
+#include "models/llama_footprint.h"
 #include "models/llama_graph.h"
 #include "models/special_tokens.h"
 #include "models/tokenizer_loader.h"
+#include "util/mapped_file.h"
 #include "webgpu/device.h"
 #include "wgrt/error.h"
 
@@ -32,7 +35,8 @@ class LlmImpl final : public Llm {
  public:
   explicit LlmImpl(const LlmOptions& o) {
     auto t0 = Clock::now();
-    gguf_ = model_file_kind(o.model) == ModelFileKind::Gguf;
+    gguf_ = model_file_kind(o.model) == ModelFileKind::Gguf;  // refuses a FIFO or other non-regular file
+    if (!o.tokenizer.empty()) require_regular_file(o.tokenizer, "tokenizer file");
     if (gguf_) {
       weights_ = load_gguf_llama(o.model);
     } else {
@@ -42,8 +46,7 @@ class LlmImpl final : public Llm {
         throw FormatError(not_a_model_message(o.model, e.what()));
       }
     }
-    tok_ = models::load_tokenizer(weights_, o.tokenizer);
-    special_ = models::read_special_tokens(weights_, *tok_);
+    if (o.check_weights) weights_.check_finite();
     webgpu::DeviceOptions d;
     d.adapter = o.adapter;
     dev_ = webgpu::Device::create(d);
@@ -55,7 +58,16 @@ class LlmImpl final : public Llm {
     go.context = o.context > 0 ? o.context : std::min(model_ctx, 4096);
     go.max_prefill = std::min(o.max_prefill > 0 ? o.max_prefill : dev_->tuning().prefill_chunk, go.context);
     go.weights = o.force_f32 ? models::WeightPolicy::F32 : models::WeightPolicy::Auto;
+    if (go.context <= model_ctx) {  // else build_llama_graph names the bad context
+      const WGPULimits& lim = dev_->limits();
+      models::check_llama_fits(models::llama_footprint(weights_, go), lim.maxBufferSize,
+                               lim.maxStorageBufferBindingSize, models::host_available_bytes());
+    }
+    // The tokenizer after the size check: a model too large for the device fails from its shapes alone.
+    tok_ = models::load_tokenizer(weights_, o.tokenizer);
+    special_ = models::read_special_tokens(weights_, *tok_);
     models::LlamaGraph lg = models::build_llama_graph(weights_, go);
+    weights_.check_unchanged();  // the weights were read from the mapping: were they the file's?
     tokens_ = lg.tokens;
     pos_ = lg.input_pos;
     logits_ = lg.logits;
@@ -101,11 +113,13 @@ class LlmImpl final : public Llm {
   }
 
   std::vector<float> forward(const std::vector<int32_t>& tokens, int pos) override {
+    std::lock_guard<std::mutex> lock(mu_);
     run(tokens, pos);
     return exe_->read_f32(logits_);
   }
 
   EvalResult eval(std::span<const int32_t> seq, const EvalOptions& o) override {
+    std::lock_guard<std::mutex> lock(mu_);
     if (seq.empty()) throw InvalidArgument("eval: empty token sequence");
     if (int64_t(seq.size()) > context_)
       throw LimitError(fmt::format("the sequence has {} tokens but the context holds {}", seq.size(), context_));
@@ -133,7 +147,7 @@ class LlmImpl final : public Llm {
       r.logits = exe_->read_f32(logits_);
       r.argmax = int32_t(std::max_element(r.logits.begin(), r.logits.end()) - r.logits.begin());
     } else {
-      r.argmax = exe_->read_i32(next_).at(0);
+      r.argmax = exe_->read_i32(next_).at(0);  // wgrt.argmax_checked: -1 when a logit is NaN or infinite
     }
     return r;
   }
@@ -145,7 +159,10 @@ class LlmImpl final : public Llm {
   int context() const override { return context_; }
   int vocab_size() const override { return weights_.config().vocab_size; }
   double load_seconds() const override { return load_seconds_; }
-  uint64_t gpu_bytes() const override { return dev_->allocated_bytes(); }
+  uint64_t gpu_bytes() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return dev_->allocated_bytes();
+  }
 
   std::string description() const override {
     const LlamaConfig& c = weights_.config();
@@ -160,11 +177,24 @@ class LlmImpl final : public Llm {
                        context_, double(weight_bytes_) / mib, double(file_weight_bytes_) / mib, widened,
                        dev_->adapter_info().summary());
   }
-  std::string profile_report() const override { return exe_->profiler() ? exe_->profiler()->table() : ""; }
-  std::string graph_dump() const override { return exe_->dump(); }
-  std::string profile_trace() const override { return exe_->profiler() ? exe_->profiler()->chrome_trace() : ""; }
+  std::string profile_report() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return exe_->profiler() ? exe_->profiler()->table() : "";
+  }
+  std::string graph_dump() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return exe_->dump();
+  }
+  std::string profile_trace() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return exe_->profiler() ? exe_->profiler()->chrome_trace() : "";
+  }
 
  private:
+  // Serializes every call that touches the device, the executable or the KV cache record (eval, forward,
+  // profile and graph queries): one Llm is safe to share between threads, calls run one at a time (llm.h).
+  // generate/generate_tokens take no lock themselves: they call eval once per step.
+  mutable std::mutex mu_;
   bool gguf_ = false;
   WeightSource weights_;
   std::unique_ptr<text::Tokenizer> tok_;

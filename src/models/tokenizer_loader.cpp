@@ -5,6 +5,7 @@
 #include "formats/gguf.h"
 #include "formats/llama2c_tokenizer_file.h"
 #include "text/llama2c_tokenizer.h"
+#include "util/printable.h"
 #include "text/pre_table.h"
 #include "text/special_overrides.h"
 #include "wgrt/error.h"
@@ -13,7 +14,7 @@ namespace wgrt::models {
 
 text::TokenizerSpec tokenizer_spec_from_gguf(const GgufFile& f, bool parse_special) {
   if (!f.has("tokenizer.ggml.model"))
-    throw FormatError(fmt::format("{} has no embedded tokenizer (tokenizer.ggml.*)", f.path()));
+    throw FormatError(fmt::format("{} has no embedded tokenizer (tokenizer.ggml.*)", printable(f.path(), 300)));
   text::TokenizerSpec s;
   s.model = f.get_string("tokenizer.ggml.model");
   if (s.model == "llama" || s.model == "gpt2" || s.model == "gemma4" || s.model == "bert") {
@@ -57,11 +58,11 @@ std::unique_ptr<text::Tokenizer> load_tokenizer(const WeightSource& w, const std
     try {
       f = Llama2cTokenizerFile::read(path);
     } catch (const FormatError& e) {
-      throw FormatError(fmt::format("tokenizer {}: {}", path, e.what()));
+      throw FormatError(fmt::format("tokenizer {}: {}", printable(path, 300), e.what()));
     }
     if (int(f.pieces.size()) != vocab)
       throw FormatError(fmt::format("wrong tokenizer for the model: {} has {} tokens, the model's vocabulary has {}",
-                                    path, f.pieces.size(), vocab));
+                                    printable(path, 300), f.pieces.size(), vocab));
     tok = std::make_unique<text::Llama2cTokenizer>(std::move(f.pieces), std::move(f.scores));
   } else if (const GgufFile* g = w.gguf()) {
     tok = tokenizer_from_gguf(*g);

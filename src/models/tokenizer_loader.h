@@ -17,7 +17,7 @@ namespace wgrt::models {
 // token-type corrections by text (text/special_overrides.h). parse_special: split
 // Control/Unknown token texts out of the input (UserDefined ones always are). Throws FormatError when the file
 // has no tokenizer or a key has the wrong type, Unsupported naming an unsupported model or pre, InvalidArgument
-// for an inconsistent vocabulary. Any thread.
+// for an inconsistent vocabulary (a BPE vocabulary without merges included). Any thread.
 std::unique_ptr<text::Tokenizer> tokenizer_from_gguf(const GgufFile& f, bool parse_special = true);
 // The spec tokenizer_from_gguf builds from (same keys, defaults and errors, less make_tokenizer's).
 text::TokenizerSpec tokenizer_spec_from_gguf(const GgufFile& f, bool parse_special = true);

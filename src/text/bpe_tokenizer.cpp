@@ -10,6 +10,7 @@
 #include "text/pre_table.h"
 #include "text/unicode_props.h"
 #include "text/utf8.h"
+#include "util/printable.h"
 
 namespace wgrt::text {
 namespace {
@@ -80,7 +81,7 @@ BpeTokenizer::BpeTokenizer(TokenizerSpec& spec, PreSpec pre)
     const std::string& m = spec.merges[i];
     const std::size_t sp = m.size() > 1 ? m.find(' ', 1) : std::string::npos;
     if (sp == std::string::npos || sp + 1 >= m.size()) {
-      throw InvalidArgument(fmt::format("bpe tokenizer: merge {} '{}' is not 'left right'", i, m));
+      throw InvalidArgument(fmt::format("bpe tokenizer: merge {} '{}' is not 'left right'", i, printable(m)));
     }
     ranks_.emplace(m, static_cast<int32_t>(i));  // first occurrence keeps the best rank
   }

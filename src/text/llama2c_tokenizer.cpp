@@ -6,6 +6,7 @@
 
 #include "text/greedy_merge.h"
 #include "text/utf8.h"
+#include "util/printable.h"
 
 namespace wgrt::text {
 
@@ -22,7 +23,7 @@ Llama2cTokenizer::Llama2cTokenizer(std::vector<std::string> pieces, std::vector<
     unsigned char v = 0;
     if (!parse_byte_piece(pieces_[static_cast<std::size_t>(b + 3)], &v) || v != b) {
       throw InvalidArgument(fmt::format("llama2.c tokenizer: piece {} is '{}', expected <0x{:02X}>", b + 3,
-                                        pieces_[static_cast<std::size_t>(b + 3)], b));
+                                        printable(pieces_[static_cast<std::size_t>(b + 3)]), b));
     }
   }
   index_.reserve(pieces_.size());

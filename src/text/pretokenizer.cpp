@@ -1,4 +1,5 @@
 #include "text/pretokenizer.h"
+#include "util/printable.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -45,10 +46,10 @@ PreTokenizer PreTokenizer::from_name(std::string_view pre) {
 std::string PreTokenizer::unsupported_pre_message(std::string_view pre) {
   if (pre_known_unsupported(pre)) {
     return fmt::format("tokenizer.ggml.pre '{}' is not supported: llama.cpp splits it with hand-written code that "
-                       "wgrt does not have", pre);
+                       "wgrt does not have", printable(pre));
   }
   return fmt::format("tokenizer.ggml.pre '{}' is not a pre-tokenizer llama.cpp knows (e.g. 'default', 'gpt-2', "
-                     "'llama-bpe', 'qwen2'); the file may be newer than wgrt or damaged", pre);
+                     "'llama-bpe', 'qwen2'); the file may be newer than wgrt or damaged", printable(pre));
 }
 
 std::vector<std::pair<std::size_t, std::size_t>> PreTokenizer::split(std::string_view text) const {

@@ -6,6 +6,7 @@
 
 #include "text/bpe_tokenizer.h"
 #include "text/spm_tokenizer.h"
+#include "util/printable.h"
 #include "text/wpm_tokenizer.h"
 
 namespace wgrt::text {

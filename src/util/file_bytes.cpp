@@ -8,9 +8,14 @@ FileBytes FileBytes::open(const std::string& path) {
   auto map = std::make_shared<MappedFile>(MappedFile::open(path));
   FileBytes f;
   f.bytes_ = map->bytes();
+  f.map_ = map;
   f.storage_ = std::move(map);
   f.name_ = path;
   return f;
+}
+
+void FileBytes::check_unchanged() const {
+  if (map_) map_->check_unchanged();
 }
 
 FileBytes FileBytes::from_bytes(std::vector<uint8_t> bytes, std::string name) {

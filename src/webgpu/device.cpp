@@ -39,8 +39,9 @@ struct DeviceCallbacks {
 std::unique_ptr<Device> Device::create(const DeviceOptions& opts) {
   const TuningOverrides overrides = parse_tuning_env();  // a malformed variable fails before any GPU work
   std::unique_ptr<Device> d(new Device());
-  d->instance_ = std::make_shared<Instance>();
-  d->adapter_ = d->instance_->choose(opts.adapter);
+  d->listing_ = std::make_shared<Instance>();
+  d->adapter_ = d->listing_->choose(opts.adapter);
+  d->instance_ = d->adapter_.owner ? d->adapter_.owner : d->listing_;
   WGPUAdapter adapter = d->adapter_.handle->get();
 
   WGPULimits lim{};

@@ -42,7 +42,10 @@ class Device {
 
   WGPUDevice get() const { return device_; }
   WGPUQueue queue() const { return queue_.get(); }
+  // The instance this device's adapter belongs to (futures are waited on through it).
   Instance& instance() const { return *instance_; }
+  // Every adapter found when this device was chosen (Instance::adapters() of the listing instance).
+  const std::vector<Adapter>& adapters() const { return listing_->adapters(); }
   const AdapterInfo& adapter_info() const { return adapter_.info; }
   const WGPULimits& limits() const { return limits_; }
   bool has_f16() const { return f16_; }
@@ -80,6 +83,7 @@ class Device {
  private:
   Device() = default;
   std::shared_ptr<Instance> instance_;
+  std::shared_ptr<Instance> listing_;
   Adapter adapter_;
   WGPUDevice device_ = nullptr;
   QueueHandle queue_;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <mutex>
 
 #include "wgrt/error.h"
 
@@ -63,14 +64,34 @@ Instance::Instance() {
   if (!inst_) throw GpuError("wgpuCreateInstance failed (Dawn could not create an instance)");
 }
 
+std::string timeout_message(const char* what, uint64_t timeout_ns) {
+  const double s = double(timeout_ns) / 1e9;
+  return fmt::format("{} timed out after {} s (GPU hung or overloaded; WGRT_GPU_TIMEOUT_S sets the limit)", what,
+                     s >= 100 ? fmt::format("{:.0f}", s) : fmt::format("{:.3g}", s));
+}
+
+std::vector<std::string> listed_vulkan_drivers() {
+  const char* v = std::getenv("VK_DRIVER_FILES");
+  if (!v || !*v) v = std::getenv("VK_ICD_FILENAMES");
+  std::vector<std::string> out;
+  if (!v) return out;
+  std::string s = v;
+  for (size_t b = 0; b <= s.size();) {
+    size_t e = s.find(':', b);
+    if (e == std::string::npos) e = s.size();
+    if (e > b) out.push_back(s.substr(b, e - b));
+    b = e + 1;
+  }
+  return out;
+}
+
 void Instance::wait(WGPUFuture f, const char* what, uint64_t timeout_ns) const {
   if (f.id == 0) throw GpuError(fmt::format("{}: Dawn returned a null future", what));
   WGPUFutureWaitInfo info{f, 0};
   WGPUWaitStatus st = wgpuInstanceWaitAny(inst_.get(), 1, &info, timeout_ns);
   if (st == WGPUWaitStatus_TimedOut) {
     had_timeout_ = true;
-    throw GpuError(fmt::format("{} timed out after {:.0f} s (GPU hung or overloaded; WGRT_GPU_TIMEOUT_S sets the limit)",
-                               what, double(timeout_ns) / 1e9));
+    throw GpuError(timeout_message(what, timeout_ns));
   }
   if (st != WGPUWaitStatus_Success || !info.completed)
     throw GpuError(fmt::format("{}: wgpuInstanceWaitAny failed (status {})", what, int(st)));
@@ -137,14 +158,39 @@ bool matches(const AdapterInfo& i, const std::string& spec) {
 
 }  // namespace
 
+bool Instance::request(const Probe& p, const std::shared_ptr<Instance>& owner, Instance& via) {
+  WGPURequestAdapterOptions opts{};
+  opts.featureLevel = p.level;
+  opts.powerPreference = p.power;
+  opts.backendType = p.backend;
+  AsyncSlot<AdapterResult> slot;
+  WGPURequestAdapterCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_WaitAnyOnly;
+  cb.callback = [](WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView msg, void* u1, void*) {
+    auto r = AsyncSlot<AdapterResult>::take(u1);
+    if (status == WGPURequestAdapterStatus_Success) r->adapter = adapter;
+    r->message = str(msg);
+  };
+  cb.userdata1 = slot.userdata();
+  via.wait(wgpuInstanceRequestAdapter(via.get(), &opts, cb), "requesting an adapter");
+  const AdapterResult& res = *slot.value;
+  if (!res.adapter) return false;
+  AdapterInfo info = read_info(res.adapter, p.level);
+  bool dup = std::any_of(adapters_.begin(), adapters_.end(), [&](const Adapter& a) {
+    return a.info.backend == info.backend && a.info.vendor_id == info.vendor_id &&
+           a.info.device_id == info.device_id && a.info.device == info.device;
+  });
+  if (dup) {
+    wgpuAdapterRelease(res.adapter);
+    return true;
+  }
+  adapters_.push_back({info, std::make_shared<AdapterHandle>(res.adapter), owner});
+  return true;
+}
+
 const std::vector<Adapter>& Instance::adapters() {
   if (listed_) return adapters_;
   listed_ = true;
-  struct Probe {
-    WGPUBackendType backend;
-    WGPUFeatureLevel level;
-    WGPUPowerPreference power;
-  };
   std::vector<Probe> probes = {
       {WGPUBackendType_Vulkan, WGPUFeatureLevel_Core, WGPUPowerPreference_HighPerformance},
       {WGPUBackendType_Vulkan, WGPUFeatureLevel_Core, WGPUPowerPreference_LowPower},
@@ -155,33 +201,25 @@ const std::vector<Adapter>& Instance::adapters() {
     probes.push_back({WGPUBackendType_OpenGLES, WGPUFeatureLevel_Compatibility, WGPUPowerPreference_Undefined});
     probes.push_back({WGPUBackendType_OpenGL, WGPUFeatureLevel_Compatibility, WGPUPowerPreference_Undefined});
   }
-  for (const Probe& p : probes) {
-    WGPURequestAdapterOptions opts{};
-    opts.featureLevel = p.level;
-    opts.powerPreference = p.power;
-    opts.backendType = p.backend;
-    AsyncSlot<AdapterResult> slot;
-    WGPURequestAdapterCallbackInfo cb{};
-    cb.mode = WGPUCallbackMode_WaitAnyOnly;
-    cb.callback = [](WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView msg, void* u1, void*) {
-      auto r = AsyncSlot<AdapterResult>::take(u1);
-      if (status == WGPURequestAdapterStatus_Success) r->adapter = adapter;
-      r->message = str(msg);
-    };
-    cb.userdata1 = slot.userdata();
-    wait(wgpuInstanceRequestAdapter(inst_.get(), &opts, cb), "requesting an adapter");
-    const AdapterResult& res = *slot.value;
-    if (!res.adapter) continue;
-    AdapterInfo info = read_info(res.adapter, p.level);
-    bool dup = std::any_of(adapters_.begin(), adapters_.end(), [&](const Adapter& a) {
-      return a.info.backend == info.backend && a.info.vendor_id == info.vendor_id &&
-             a.info.device_id == info.device_id && a.info.device == info.device;
-    });
-    if (dup) {
-      wgpuAdapterRelease(res.adapter);
-      continue;
+  for (const Probe& p : probes) request(p, nullptr, *this);
+  // Several Vulkan drivers named: one extra instance per driver (see instance.h), keeping only new adapters.
+  const std::vector<std::string> drivers = listed_vulkan_drivers();
+  if (drivers.size() > 1) {
+    static std::mutex env_mu;
+    std::lock_guard<std::mutex> lock(env_mu);
+    const char* var = std::getenv("VK_DRIVER_FILES") && *std::getenv("VK_DRIVER_FILES") ? "VK_DRIVER_FILES"
+                                                                                         : "VK_ICD_FILENAMES";
+    const std::string saved = std::getenv(var);
+    for (const std::string& file : drivers) {
+      setenv(var, file.c_str(), 1);
+      try {
+        auto sub = std::make_shared<Instance>();
+        sub->listed_ = true;  // never lists on its own
+        request(probes[0], sub, *sub);
+      } catch (const Error&) {  // a driver that fails to load is left out, as the loader would
+      }
     }
-    adapters_.push_back({info, std::make_shared<AdapterHandle>(res.adapter)});
+    setenv(var, saved.c_str(), 1);
   }
   std::stable_sort(adapters_.begin(), adapters_.end(),
                    [](const Adapter& a, const Adapter& b) { return rank(a.info) > rank(b.info); });

@@ -5,6 +5,15 @@
 // A spec matches case-insensitively as a substring of the backend name ("vulkan", "opengl", "opengles"),
 // the adapter type ("discrete", "integrated", "cpu"), or the vendor/device/description strings. Which
 // Vulkan drivers exist at all is decided by the Vulkan loader (VK_ICD_FILENAMES is honoured).
+//
+// Listing: Dawn's C API has no adapter enumeration (wgpuInstanceEnumerateAdapters is not exported by this
+// build), and wgpuInstanceRequestAdapter returns only the first adapter of the preferred type, so two
+// adapters of one type (lavapipe and SwiftShader, both CPU) hide each other. adapters() therefore requests
+// per power preference, and when the environment names several Vulkan drivers (VK_DRIVER_FILES, else
+// VK_ICD_FILENAMES, ':'-separated) also once per driver, from an extra Dawn instance created while that
+// variable names only that driver (the Vulkan loader reads it when Dawn creates its VkInstance, during the
+// first request). The variable is restored at once; a process-wide mutex serializes these swaps, but other
+// threads reading the environment at that moment could see the single-driver value.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -35,7 +44,15 @@ class Instance;
 struct Adapter {
   AdapterInfo info;
   std::shared_ptr<AdapterHandle> handle;
+  std::shared_ptr<Instance> owner;  // the extra per-driver instance it came from; null: the listing instance
 };
+
+// "<what> timed out after N s (...)": N with up to 3 significant digits (0.5, 2.25, 300).
+std::string timeout_message(const char* what, uint64_t timeout_ns);
+
+// The Vulkan driver manifests the environment names, in order (VK_DRIVER_FILES, else VK_ICD_FILENAMES);
+// empty when neither is set.
+std::vector<std::string> listed_vulkan_drivers();
 
 class Instance {
  public:
@@ -62,6 +79,13 @@ class Instance {
   Adapter choose(const std::string& spec);
 
  private:
+  struct Probe {
+    WGPUBackendType backend;
+    WGPUFeatureLevel level;
+    WGPUPowerPreference power;
+  };
+  // Requests one adapter; false if Dawn has none for `p`. Adds it to adapters_ unless already listed.
+  bool request(const Probe& p, const std::shared_ptr<Instance>& owner, Instance& via);
   InstanceHandle inst_;
   std::vector<Adapter> adapters_;
   bool listed_ = false;

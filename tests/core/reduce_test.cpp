@@ -31,7 +31,8 @@ std::vector<float> run_softmax(Dims dims, const std::vector<float>& x, int64_t d
   return exe->read_f32(out);
 }
 
-std::pair<std::vector<int32_t>, Dims> run_argmax(Dims dims, const std::vector<float>& x, ValueId (*dimv)(Graph&), bool keepdim) {
+std::pair<std::vector<int32_t>, Dims> run_argmax(Dims dims, const std::vector<float>& x, ValueId (*dimv)(Graph&), bool keepdim,
+                                                 const char* op = "aten.argmax.default") {
   Graph g;
   ValueId in = g.input("x", DType::F32, dims);
   ValueId dim = dimv(g);
@@ -41,7 +42,7 @@ std::pair<std::vector<int32_t>, Dims> run_argmax(Dims dims, const std::vector<fl
   else if (keepdim) od.back() = 1;
   else od.pop_back();
   ValueId out = g.tensor(DType::I32, od, "out");
-  g.op("aten.argmax.default", {in, dim, g.boolean(keepdim), out}, "argmax");
+  g.op(op, {in, dim, g.boolean(keepdim), out}, "argmax");
   auto exe = ExecutableGraph::build(std::move(g), gpu());
   exe->set_input(in, dims, std::span<const float>(x));
   exe->execute();
@@ -114,6 +115,26 @@ TEST(Argmax, LastDimTiesNaNAndOddSizes) {
   longrows[9000 + 8999] = 1000.0f;
   auto [got2, dims2] = run_argmax({2, 9000}, longrows, last, false);
   EXPECT_EQ(got2, (std::vector<int32_t>{0, 8999}));
+}
+
+// wgrt.argmax_checked: argmax, but -1 for a row holding NaN or +-inf, on both routes (a bad value in the first
+// or the last chunk of a long row, or alone among finite values).
+TEST(Argmax, CheckedGivesMinusOneForNonFiniteRows) {
+  auto last = [](Graph& g) { return g.int_value(-1); };
+  for (int64_t D : {7, 300, 9000}) {
+    const int64_t rows = 5;
+    auto x = ref::random_floats(size_t(rows * D), uint32_t(D));
+    x[size_t(1 * D + 0)] = std::nanf("");      // row 1: NaN first
+    x[size_t(2 * D + D - 1)] = kInf;          // row 2: +inf last
+    x[size_t(3 * D + D / 2)] = -kInf;         // row 3: -inf in the middle
+    auto [got, dims] = run_argmax({rows, D}, x, last, false, "wgrt.argmax_checked.default");
+    std::vector<int32_t> expect = ref::argmax(x, D);
+    expect[1] = expect[2] = expect[3] = -1;
+    EXPECT_EQ(got, expect) << D;
+    auto [plain, pd] = run_argmax({rows, D}, x, last, false);
+    EXPECT_EQ(plain[0], got[0]);
+    EXPECT_EQ(plain[4], got[4]);
+  }
 }
 
 TEST(Argmax, DimNoneOverAllElements) {

@@ -1,20 +1,16 @@
 // BpeTokenizer on a hand-built byte-level vocabulary whose results are worked out by hand in the comments.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <random>
 
 #include <wgrt/error.h>
 
+#include "support/complexity.h"
 #include "text/bpe_tokenizer.h"
 #include "text/unicode_props.h"
 
 namespace wgrt::text {
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // ids 0..255: the byte characters (id == byte value); then the merges below produce ids 256.. in order.
 TokenizerSpec hand_spec(const std::string& pre = "gpt2") {
@@ -140,18 +136,18 @@ TEST(BpeTokenizer, EdgeInputs) {
   EXPECT_EQ(t.decode(t.encode("h\xC3\xA9 \xF0\x9F\xA6\x99", false)), "h\xC3\xA9 \xF0\x9F\xA6\x99");  // valid: exact
 }
 
-TEST(BpeTokenizer, LongInputIsFast) {
+// Complexity, not wall time (see support/complexity.h).
+TEST(BpeTokenizer, LongInputScalesSubQuadratically) {
   const BpeTokenizer t(hand_spec());
   // One 10000-letter word: leftmost-first pairing gives 5000 "aa", then 2500 "aaaa".
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto ids = t.encode(std::string(10000, 'a'), false);
-  EXPECT_LT(ms_since(t0), 500.0);
-  EXPECT_EQ(ids, std::vector<int32_t>(2500, 269));
+  EXPECT_EQ(t.encode(std::string(10000, 'a'), false), std::vector<int32_t>(2500, 269));
   std::string s;
-  while (s.size() < 10000) s += "hello the world 12345 ";
-  const auto t1 = std::chrono::steady_clock::now();
+  while (s.size() < 256000) s += "hello the world 12345 ";
   EXPECT_EQ(t.decode(t.encode(s, false)), s);
-  EXPECT_LT(ms_since(t1), 500.0);
+  EXPECT_LT(test::growth_ratio_16x([&](size_t n) { (void)t.encode(std::string(n, 'a'), false); }, 16000),
+            test::kSubQuadraticMaxRatio16x);
+  EXPECT_LT(test::growth_ratio_16x([&](size_t n) { (void)t.encode(s.substr(0, n), false); }, 16000),
+            test::kSubQuadraticMaxRatio16x);
 }
 
 TEST(BpeTokenizer, RejectsBadSpecs) {

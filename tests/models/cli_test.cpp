@@ -1,9 +1,11 @@
 // The `wgrt` CLI as a user runs it: the acceptance command's exact output, and one-line errors with a
 // non-zero exit for bad input (never a crash or a hang: every run has a time limit).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +16,7 @@
 #include "formats/model_weights.h"
 #include "model_test_util.h"
 #include "support/run_cli.h"
+#include "support/synth_model.h"
 #include "text/llama2c_tokenizer.h"
 
 using namespace wgrt;
@@ -156,10 +159,34 @@ TEST(Cli, InfoOpsAndHelp) {
   // An unknown command word or option is named, with the list of commands; no command at all says so.
   expect_clean_error(run_cli("frobnicate"), "unknown command 'frobnicate' (commands: info, generate");
   expect_clean_error(run_cli("-x"), "unknown option '-x'");
-  expect_clean_error(run_cli("\"$(printf 'foo\\nbar')\""), "unknown command 'foo?bar'");  // control characters masked
+  expect_clean_error(run_cli("\"$(printf 'foo\\nbar')\""), "unknown command 'foo\\x0abar'");  // control characters escaped
   expect_clean_error(run_cli(""), "no command given");
   expect_clean_error(run_cli("info extra"), "extra");
   RunResult version = run_cli("--version");
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.out.rfind("wgrt ", 0), 0u) << version.out;
+}
+
+// A FIFO as -m or -t used to block forever in open(2); it is refused from stat() alone.
+TEST(Cli, FifoModelOrTokenizerIsRefused) {
+  const std::string fifo = (test_dir() / "pipe.bin").string();
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  expect_clean_error(run_cli("generate -m " + fifo + " -t " + stories("tok512.bin")), "is a FIFO (named pipe)");
+  expect_clean_error(run_cli("generate -m " + stories("stories260K.bin") + " -t " + fifo),
+                     "tokenizer file '" + fifo + "' is a FIFO");
+  std::filesystem::remove(fifo);
+}
+
+// Strings from the file reach the terminal escaped, on one line.
+TEST(Cli, FileStringsAreEscapedInErrors) {
+  SynthSpec s;
+  auto bytes = synth_llama_gguf(s);
+  const std::string arch = "llama";
+  auto it = std::search(bytes.begin(), bytes.end(), arch.begin(), arch.end());
+  ASSERT_NE(it, bytes.end());
+  std::copy_n("\x1b[2J\n", 5, it);  // same length: "llama" -> ESC [ 2 J LF
+  std::vector<char> chars(bytes.begin(), bytes.end());
+  RunResult r = run_cli("generate -m " + temp_file("escape.gguf", chars));
+  expect_clean_error(r, "architecture '\\x1b[2J\\x0a' is not supported");
 }

@@ -7,6 +7,7 @@
 
 #include "cli_common.h"
 #include "formats/model_file_kind.h"
+#include "util/mapped_file.h"
 #include "wgrt/error.h"
 #include "wgrt/llm.h"
 
@@ -102,6 +103,13 @@ CLI::Validator tokenizer_file_check() {
       [](std::string& v) -> std::string {
         std::error_code ec;
         if (std::filesystem::is_regular_file(v, ec)) return {};
+        if (std::filesystem::exists(v, ec)) {  // a FIFO, device or folder: say which (a FIFO would block a read)
+          try {
+            require_regular_file(v, "tokenizer file");
+          } catch (const Error& e) {
+            return e.what();
+          }
+        }
         if (is_number(v.c_str()))
           return "'" + v + "' is not a file: -t is the llama2.c tokenizer file here, not llama.cpp's thread count "
                            "(wgrt runs on the GPU)";

@@ -20,7 +20,7 @@ void add_info(CLI::App& app) {
     opts.adapter = *adapter;
     auto dev = webgpu::Device::create(opts);
     fmt::print("Adapters:\n");
-    for (const auto& a : dev->instance().adapters())
+    for (const auto& a : dev->adapters())
       fmt::print("  {} {}\n", a.info.device == dev->adapter_info().device && a.info.backend == dev->adapter_info().backend ? "*" : " ",
                  a.info.summary());
     const auto& i = dev->adapter_info();

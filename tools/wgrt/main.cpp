@@ -5,23 +5,17 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "util/printable.h"
 #include "wgrt/error.h"
 
 namespace {
 
-// Text from the command line for an error message: control characters shown as '?', at most 80 characters.
-std::string printable(const char* s) {
-  std::string out;
-  for (const char* c = s; *c && out.size() < 80; ++c) out += (static_cast<unsigned char>(*c) < 0x20 || *c == 0x7f) ? '?' : *c;
-  return out;
-}
-
-// One line: CLI11's messages may contain newlines.
+// One line: CLI11's messages may contain newlines; then escaped like every message (util/printable.h).
 std::string one_line(std::string s) {
   for (char& c : s)
     if (c == '\n' || c == '\r') c = ' ';
   while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
+  return wgrt::one_line_message(s);
 }
 
 }  // namespace
@@ -55,7 +49,7 @@ int main(int argc, char** argv) {
   const std::string first = argv[1];
   if (!known && first != "-h" && first != "--help" && first != "--version") {
     std::fprintf(stderr, "wgrt: error: unknown %s '%s' (commands: %s; see wgrt --help)\n",
-                 !first.empty() && first[0] == '-' ? "option" : "command", printable(argv[1]).c_str(), names.c_str());
+                 !first.empty() && first[0] == '-' ? "option" : "command", wgrt::printable(argv[1], 80).c_str(), names.c_str());
     return 1;
   }
   try {
@@ -66,10 +60,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "wgrt: error: %s (see wgrt --help)\n", one_line(e.what()).c_str());
     return 1;
   } catch (const wgrt::Error& e) {
-    std::fprintf(stderr, "wgrt: error: %s\n", e.what());
+    // Messages quote file strings through printable(); this keeps any other stray byte off the terminal too.
+    std::fprintf(stderr, "wgrt: error: %s\n", wgrt::one_line_message(e.what()).c_str());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "wgrt: internal error: %s\n", e.what());
+    std::fprintf(stderr, "wgrt: internal error: %s\n", wgrt::one_line_message(e.what()).c_str());
     return 2;
   }
   return 0;

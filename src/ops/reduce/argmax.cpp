@@ -3,6 +3,8 @@
 //   dim = None: over all elements (row-major flat index), out [] (keepdim: all dims 1).
 //   Ties give the lowest index; NaN entries are ignored (PyTorch would return a NaN's index; ignoring NaN
 //   keeps greedy decoding meaningful); a row of only NaN gives 0. Other dims: build error.
+// wgrt.argmax_checked.default(x, dim, keepdim, out): the same, except that a row holding any NaN or +-inf
+//   gives -1 (greedy decoding reports non-finite logits instead of emitting token 0).
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
 #include "ops/families.h"
@@ -16,7 +18,7 @@ struct RowParams {
 };
 WGRT_UNIFORM(RowParams, rows, D, pad0, pad1);
 
-void build_argmax(OpBuilder& b) {
+void build_argmax(OpBuilder& b, bool checked) {
   b.check_args(4);
   b.check_dtype(0, DType::F32);
   b.check_dtype(3, DType::I32);
@@ -35,14 +37,15 @@ void build_argmax(OpBuilder& b) {
   UniformRef u = b.uniform<RowParams>();
   // Route 0: one workgroup per row; route 1 (rows longer than the kernel's CHUNK, e.g. a vocabulary): two
   // passes, chunks of CHUNK elements in parallel, then one merge per row.
-  const webgpu::KernelSpec main{"ops/reduce/argmax.wgsl", "main", {}, {}};
+  const std::vector<std::pair<std::string, double>> k = {{"CHECKED", checked ? 1.0 : 0.0}};
+  const webgpu::KernelSpec main{"ops/reduce/argmax.wgsl", "main", k, {}};
   const uint64_t chunk = webgpu::PipelineCache::value(main, "CHUNK");
   const int64_t max_rows = numel(b.tensor(0).dims) / D;
   ScratchRef part = b.scratch(uint64_t(max_rows) * div_up(uint64_t(D), chunk) * 8, "argmax partials");
   const std::vector<Binding> binds = {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(3)), u, part};
   DispatchRef d = b.dispatch(main, binds, 0);
-  DispatchRef dp = b.dispatch({"ops/reduce/argmax.wgsl", "partial", {}, {}}, binds, 1);
-  DispatchRef dc = b.dispatch({"ops/reduce/argmax.wgsl", "combine", {}, {}}, binds, 1);
+  DispatchRef dp = b.dispatch({"ops/reduce/argmax.wgsl", "partial", k, {}}, binds, 1);
+  DispatchRef dc = b.dispatch({"ops/reduce/argmax.wgsl", "combine", k, {}}, binds, 1);
   b.on_resize([=](ResizeContext& r) {
     const Dims xd = r.tensor(0).dims;
     Dims od;
@@ -72,8 +75,10 @@ void build_argmax(OpBuilder& b) {
 }  // namespace
 
 void register_argmax_ops(OpRegistry& r) {
-  r.add({"aten.argmax.default", build_argmax,
-         {"ops/reduce/argmax.wgsl:main", "ops/reduce/argmax.wgsl:partial", "ops/reduce/argmax.wgsl:combine"}, true});
+  const std::vector<std::string> kernels = {"ops/reduce/argmax.wgsl:main", "ops/reduce/argmax.wgsl:partial",
+                                            "ops/reduce/argmax.wgsl:combine"};
+  r.add({"aten.argmax.default", [](OpBuilder& b) { build_argmax(b, false); }, kernels, true});
+  r.add({"wgrt.argmax_checked.default", [](OpBuilder& b) { build_argmax(b, true); }, kernels, true});
 }
 
 }  // namespace wgrt::ops

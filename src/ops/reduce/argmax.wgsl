@@ -5,6 +5,8 @@
 //   partial: long rows in two passes: one workgroup per CHUNK-element chunk of a row writes its best pair to
 //            part[(row * chunks + c) * 2 ..] (value bits, index); grid rows * chunks, folded. combine: one
 //            workgroup per row merges its chunks' pairs (lowest index wins ties, as chunks are in order).
+// CHECKED (wgrt.argmax_checked): a NaN or +-inf entry makes the row's result -1. The scan marks it with the
+// index BAD, which beats every other pair, so it survives both reductions.
 #include "ops/common/index.wgsl"
 
 const CHUNK : u32 = 4096u;
@@ -25,6 +27,8 @@ var<workgroup> rv : array<f32, 256>;
 var<workgroup> ri : array<u32, 256>;
 
 const NONE : u32 = 0xffffffffu;
+const BAD : u32 = 0xfffffffeu;
+override CHECKED : bool = false;
 
 fn is_nan(v : f32) -> bool {
   return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
@@ -32,8 +36,11 @@ fn is_nan(v : f32) -> bool {
 
 // (v, i) beats (bv, bi): bi empty, or greater value, or equal value at a lower index.
 fn beats(v : f32, i : u32, bv : f32, bi : u32) -> bool {
-  if (i == NONE) {
+  if (i == NONE || bi == BAD) {
     return false;
+  }
+  if (i == BAD) {
+    return true;
   }
   return bi == NONE || v > bv || (v == bv && i < bi);
 }
@@ -62,6 +69,10 @@ fn scan(base : u32, lo : u32, hi : u32, lid : u32) -> vec2<u32> {
   var bi = NONE;
   for (var i = lo + lid; i < hi; i += 256u) {
     let v = x[base + i];
+    if (CHECKED && (bitcast<u32>(v) & 0x7fffffffu) >= 0x7f800000u) {
+      bi = BAD;
+      break;
+    }
     if (!is_nan(v) && (bi == NONE || v > bv)) {
       bv = v;
       bi = i;
@@ -80,7 +91,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   let b = scan(row * p.D, 0u, p.D, lid);
   reduce_pairs(bitcast<f32>(b.x), b.y, lid);
   if (lid == 0u) {
-    out[row] = select(i32(ri[0]), 0, ri[0] == NONE);
+    out[row] = select(select(i32(ri[0]), 0, ri[0] == NONE), -1, ri[0] == BAD);
   }
 }
 
@@ -120,6 +131,6 @@ fn combine(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg 
   }
   reduce_pairs(bv, bi, lid);
   if (lid == 0u) {
-    out[row] = select(i32(ri[0]), 0, ri[0] == NONE);
+    out[row] = select(select(i32(ri[0]), 0, ri[0] == NONE), -1, ri[0] == BAD);
   }
 }
