@@ -183,7 +183,6 @@ void lower_instance_norm(Lowering& l) {
 
 void lower_layer_norm(Lowering& l) {
   l.known_attrs({"axis", "epsilon", "stash_type"});
-  if (l.wants(1) || l.wants(2)) l.unsupported("the Mean and InvStdDev outputs are not supported");
   const Dims& x = l.dims(0);
   const int64_t ax = l.axis(l.attr_int("axis", -1), x.size());
   const Dims ns(x.begin() + ax, x.end());
@@ -198,9 +197,33 @@ void lower_layer_norm(Lowering& l) {
     for (size_t k = 0; k < v.size(); ++k) v[k] = float(h.at(size_t(int64_t(k) % n)));
     return l.constant_f32(l.label(i == 1 ? "scale" : "bias"), ns, v);
   };
-  ValueId y = l.emit("aten.native_layer_norm.default",
-                     {l.gpu(0), l.g.int_list(ns), param(1), param(2), l.g.real(l.attr_float("epsilon", 1e-5f))}, x);
+  const float eps = l.attr_float("epsilon", 1e-5f);
+  ValueId xi = l.gpu(0);
+  ValueId y = l.emit("aten.native_layer_norm.default", {xi, l.g.int_list(ns), param(1), param(2), l.g.real(eps)}, x);
   l.set_gpu(0, y, x);
+  if (!l.wants(1) && !l.wants(2)) return;
+  // Mean and InvStdDev (x's dims with the normalized dims 1): mean, then 1 / sqrt(mean((x - mean)^2) + eps).
+  Dims sd = x;
+  ValueId mean = xi;
+  for (size_t k = size_t(ax); k < x.size(); ++k) {
+    sd[k] = 1;
+    mean = l.emit("wgrt.reduce_axis.default", {mean, l.g.int_value(int64_t(k)), l.g.string("mean")}, sd, "mean");
+  }
+  l.set_gpu(1, mean, sd);
+  if (!l.wants(2)) return;
+  ValueId d = l.emit("aten.sub.Tensor", {xi, mean, l.g.real(1.0)}, x, "centered");
+  ValueId var = d;
+  Dims vd = x;
+  for (size_t k = size_t(ax); k < x.size(); ++k) {
+    vd[k] = 1;
+    var = l.emit("wgrt.reduce_axis.default", {var, l.g.int_value(int64_t(k)), l.g.string(k == size_t(ax) ? "sum_square" : "sum")}, vd, "var");
+  }
+  ValueId inv_n = l.constant_f32(l.label("1/n"), {}, {float(1.0 / double(numel(ns)))});
+  var = l.emit("aten.mul.Tensor", {var, inv_n}, sd, "var");
+  ValueId e = l.constant_f32(l.label("eps"), {}, {eps});
+  var = l.emit("aten.add.Tensor", {var, e, l.g.real(1.0)}, sd, "var_eps");
+  var = l.emit("aten.sqrt.default", {var}, sd, "std");
+  l.set_gpu(2, l.emit("aten.reciprocal.default", {var}, sd, "inv_std"), sd);
 }
 
 void lower_pool(Lowering& l) {

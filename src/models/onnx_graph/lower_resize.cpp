@@ -72,7 +72,11 @@ void lower_resize(Lowering& l) {
   }
   if (mode == "linear") {
     bool align = false;
-    if (coord == "align_corners") align = true;
+    if (coord == "align_corners") {
+      align = true;
+      if (sizes.empty() && (double(x[2]) * sh != double(od[2]) || double(x[3]) * sw != double(od[3])))
+        l.unsupported("align_corners with scales that give a fractional output size is not supported");
+    }
     else if (coord == "half_pixel" || (coord == "pytorch_half_pixel" && od[2] > 1 && od[3] > 1)) align = false;
     else if (coord == "half_pixel_v10") {
       l.unsupported("linear mode before opset 11 (asymmetric coordinates) is not supported");

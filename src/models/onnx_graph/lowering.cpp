@@ -21,6 +21,8 @@ bool Lowering::all_host() const {
 
 const HostTensor& Lowering::host(size_t i) const {
   const Val& v = in(i);
+  if (!v.host && v.graph_input)
+    throw NeedsHostInput(where() + fmt::format("input {} ('{}') must be known at compile time", i, printable(node->inputs[i])), node->inputs[i]);
   if (!v.host) unsupported("input {} ('{}') must be a constant (an initializer or computable at load time)", i, printable(node->inputs[i]));
   return *v.host;
 }

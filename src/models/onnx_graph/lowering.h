@@ -26,6 +26,15 @@ struct Val {
   Dims dims;
   std::optional<HostTensor> host;  // known at import time
   ValueId id = -1;                 // device tensor (for host values: once materialized)
+  bool graph_input = false;        // a model input (a device one may be re-bound as a host value)
+};
+
+// Thrown when a node needs the values of a float model input that is bound on the device: the caller
+// (OnnxModel) rebuilds with that input bound as a host value (its values then key the compiled graph).
+class NeedsHostInput : public Unsupported {
+ public:
+  NeedsHostInput(const std::string& msg, std::string input) : Unsupported(msg), input(std::move(input)) {}
+  std::string input;
 };
 
 class Lowering {
