@@ -261,7 +261,8 @@ struct Reader {
     }
     if (!out.opsets.count("")) {
       if (m.opset_import_size() == 0 && m.ir_version() <= 2) out.opsets[""] = 1;
-      else throw Unsupported(fmt::format("ONNX file {}: the model imports no opset of the default ONNX domain (only {})", what, printable(m.opset_import(0).domain())));
+      else if (m.opset_import_size() == 0) fail("the model imports no opset");
+      else throw Unsupported(fmt::format("ONNX file {}: the model imports no opset of the default ONNX domain (only '{}')", what, printable(m.opset_import(0).domain())));
     }
     out.opset = out.opsets[""];
     const auto& g = m.graph();

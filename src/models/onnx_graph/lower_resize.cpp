@@ -40,10 +40,15 @@ void lower_resize(Lowering& l) {
   Dims od = x;
   if (!scales.empty()) {
     if (scales.size() != 4) l.fail("scales has {} values for a 4-D input", scales.size());
-    for (size_t k = 0; k < 4; ++k) od[k] = int64_t(std::floor(double(x[k]) * scales[k]));
+    for (size_t k = 0; k < 4; ++k) {
+      const double v = std::floor(double(x[k]) * scales[k]);
+      if (!(scales[k] > 0) || !(v < double(int64_t(1) << 31))) l.fail("scale {} is not a positive size factor", scales[k]);
+      od[k] = int64_t(v);
+    }
   } else if (!sizes.empty()) {
     if (sizes.size() != 4) l.fail("sizes has {} values for a 4-D input", sizes.size());
     od = sizes;
+    for (int64_t v : od) l.bounded(v, 1, "size");
     scales = {double(od[0]) / double(x[0]), double(od[1]) / double(x[1]), double(od[2]) / double(x[2]), double(od[3]) / double(x[3])};
   } else {
     l.fail("one of scales and sizes must be given");
