@@ -26,7 +26,8 @@
 // model's fixed dims), LimitError (a tensor larger than the adapter's buffer limits), GpuError.
 //
 // Threads: an OnnxModel may be used from one thread at a time (run() is not reentrant; the object holds its
-// own device). Different OnnxModels may run concurrently on different threads.
+// own device or shares one, OnnxOptions::share_device). Different OnnxModels may run concurrently on
+// different threads (sharing a device included: Dawn serializes its queue).
 #pragma once
 #include <cstdint>
 #include <memory>
