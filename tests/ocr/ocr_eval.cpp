@@ -1,0 +1,106 @@
+// OCR scoring (see ocr_eval.h).
+#include "ocr/ocr_eval.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace wgrt::test {
+namespace {
+
+std::vector<uint32_t> code_points(const std::string& s) {
+  std::vector<uint32_t> out;
+  for (size_t i = 0; i < s.size();) {
+    const uint8_t c = uint8_t(s[i]);
+    const int n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    uint32_t cp = n == 1 ? c : c & (0x7F >> n);
+    for (int k = 1; k < n && i + k < s.size(); ++k) cp = (cp << 6) | (uint8_t(s[i + k]) & 0x3F);
+    out.push_back(cp);
+    i += size_t(n);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string normalize_spaces(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == ' ' || c == '\t') {
+      if (!o.empty() && o.back() != ' ') o += ' ';
+    } else {
+      o += c;
+    }
+  }
+  while (!o.empty() && o.back() == ' ') o.pop_back();
+  return o;
+}
+
+std::string ink_only(const std::string& s) {
+  static const std::pair<const char*, const char*> fold[] = {{"，", ","}, {"：", ":"}, {"；", ";"}, {"！", "!"},
+                                                             {"？", "?"}, {"（", "("}, {"）", ")"}, {"％", "%"}};
+  std::string o;
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] == ' ' || s[i] == '\t') {
+      ++i;
+      continue;
+    }
+    bool done = false;
+    for (auto [from, to] : fold)
+      if (s.compare(i, std::strlen(from), from) == 0) {
+        o += to;
+        i += std::strlen(from);
+        done = true;
+        break;
+      }
+    if (!done) o += s[i++];
+  }
+  return o;
+}
+
+size_t edit_distance(const std::string& sa, const std::string& sb) {
+  const auto a = code_points(sa), b = code_points(sb);
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::vector<LineScore> score_lines(const std::vector<TruthLine>& truth, const std::vector<ocr::TextLine>& found) {
+  std::vector<std::vector<std::pair<float, std::string>>> parts(truth.size());
+  for (const auto& f : found) {
+    float cx = 0, cy = 0;
+    for (auto& p : f.box) cx += p[0] / 4, cy += p[1] / 4;
+    for (size_t i = 0; i < truth.size(); ++i) {
+      const float pad = (truth[i].y1 - truth[i].y0) / 2;
+      if (cy >= truth[i].y0 - pad && cy <= truth[i].y1 + pad && cx >= truth[i].x0 - pad && cx <= truth[i].x1 + pad) {
+        parts[i].push_back({f.box[0][0], f.text});
+        break;
+      }
+    }
+  }
+  std::vector<LineScore> out;
+  for (size_t i = 0; i < truth.size(); ++i) {
+    std::sort(parts[i].begin(), parts[i].end());
+    std::string joined;
+    for (auto& [x, t] : parts[i]) joined += (joined.empty() ? "" : " ") + t;
+    LineScore s;
+    s.truth = normalize_spaces(truth[i].text);
+    s.found = normalize_spaces(joined);
+    s.distance = edit_distance(s.truth, s.found);
+    s.chars = code_points(s.truth).size();
+    s.ink_distance = edit_distance(ink_only(s.truth), ink_only(s.found));
+    s.ink_chars = code_points(ink_only(s.truth)).size();
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace wgrt::test
