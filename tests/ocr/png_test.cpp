@@ -132,3 +132,43 @@ TEST(OcrPng, OverLimits) {
 TEST(OcrPng, MissingFile) {
   EXPECT_THROW(ocr::read_png("/nonexistent/dir/x.png"), InvalidArgument);
 }
+
+// Mutants of the committed fuzz seeds (tests/corpus/png, the fuzz_png target's corpus) and of a 40x30 image:
+// bit flips, byte sets, truncation, insertion, big values over the IHDR size fields (deterministic xorshift).
+// Each must decode to a consistent image or throw wgrt::Error; any other exception fails, a crash kills it.
+TEST(OcrPng, MutationCorpus) {
+  std::vector<std::vector<uint8_t>> seeds{encode(40, 30, PNG_FORMAT_RGB, pattern(40, 30).rgb)};
+  for (const char* n : {"rgb_5x3", "rgba_4x4", "palette_7x2", "gray_3x9", "gray16_2x2", "interlaced_9x9"}) {
+    std::ifstream f(std::string(WGRT_SOURCE_DIR) + "/tests/corpus/png/" + n + ".png", std::ios::binary);
+    ASSERT_TRUE(f) << n;
+    seeds.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    EXPECT_NO_THROW(ocr::decode_png(seeds.back(), n)) << n;
+  }
+  uint64_t s = 0x9E3779B97F4A7C15ull;
+  auto next = [&] { return s ^= s << 13, s ^= s >> 7, s ^= s << 17; };
+  const ocr::PngLimits lim{.max_side = 4096, .max_pixels = 1 << 22, .max_file_bytes = 1 << 20};
+  size_t decoded = 0, refused = 0;
+  for (int it = 0; it < 4000; ++it) {
+    auto b = seeds[next() % seeds.size()];
+    for (int m = 0, n = 1 + int(next() % 4); m < n; ++m) {
+      const size_t pos = next() % b.size();
+      switch (next() % 5) {
+        case 0: b[pos] ^= uint8_t(1u << (next() % 8)); break;
+        case 1: b[pos] = uint8_t(next()); break;
+        case 2: b.resize(next() % (b.size() + 1)); break;
+        case 3: b.insert(b.begin() + std::ptrdiff_t(pos), 1 + next() % 8, uint8_t(next())); break;
+        case 4: if (b.size() > 24) for (int k = 0; k < 4; ++k) b[16 + (next() % 2) * 4 + k] = uint8_t(next()); break;
+      }
+      if (b.empty()) break;
+    }
+    try {
+      const auto img = ocr::decode_png(b, "m.png", lim);
+      ASSERT_EQ(img.rgb.size(), size_t(img.width) * img.height * 3);
+      ++decoded;
+    } catch (const Error&) {
+      ++refused;
+    }
+  }
+  std::printf("PNG mutants: %zu decoded, %zu refused with wgrt::Error\n", decoded, refused);
+  EXPECT_GT(refused, 0u);
+}
