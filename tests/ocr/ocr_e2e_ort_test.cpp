@@ -4,65 +4,11 @@
 // Goal (issue 17): every line found, character accuracy >= 98% (ocr_eval.h says how it is computed).
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <nlohmann/json.hpp>
-
-#include "ocr/image_ops.h"
 #include "ocr/ocr_eval.h"
 #include "ocr/ort_runner.h"
 #include "wgrt/ocr.h"
 
 using namespace wgrt;
-
-namespace wgrt::test {
-
-struct E2eResult {
-  size_t lines = 0, missed = 0, distance = 0, chars = 0, ink_distance = 0, ink_chars = 0;
-  double strict() const { return 1.0 - double(distance) / chars; }
-  double ink() const { return 1.0 - double(ink_distance) / ink_chars; }
-};
-
-// Runs every manifest image through `models` and scores it; prints each wrong line.
-// upside_down: every image turned 180 degrees first (the truth boxes turned with it).
-E2eResult run_e2e(const ocr::Models& models, const ocr::Options& opt, bool upside_down = false, size_t max_images = 1000,
-                  size_t* turned_lines = nullptr) {
-  std::ifstream f(std::string(WGRT_OCR_IMAGES) + "/manifest.json");
-  EXPECT_TRUE(f) << "run the ocr_images_setup test first (ctest -R ocr)";
-  const auto manifest = nlohmann::json::parse(f);
-  E2eResult r;
-  size_t images = 0;
-  for (const auto& m : manifest) {
-    if (images++ == max_images) break;
-    auto img = ocr::read_png(std::string(WGRT_OCR_IMAGES) + "/" + m["file"].get<std::string>());
-    std::vector<TruthLine> truth;
-    for (const auto& l : m["lines"]) {
-      TruthLine t{l["text"], l["box"][0], l["box"][1], l["box"][2], l["box"][3]};
-      if (upside_down) t = {t.text, img.width - t.x1, img.height - t.y1, img.width - t.x0, img.height - t.y0};
-      truth.push_back(t);
-    }
-    if (upside_down) img = ocr::rotate180(img);
-    const auto found = ocr::recognize(img, models, opt);
-    for (const auto& f : found)
-      if (turned_lines) *turned_lines += f.rotated180;
-    for (const auto& s : score_lines(truth, found)) {
-      ++r.lines;
-      r.missed += s.found.empty();
-      r.distance += std::min(s.distance, s.chars);
-      r.chars += s.chars;
-      r.ink_distance += std::min(s.ink_distance, s.ink_chars);
-      r.ink_chars += s.ink_chars;
-      if (s.distance)
-        std::printf("  %s: '%s' read as '%s' (distance %zu, ink %zu)\n", m["file"].get<std::string>().c_str(),
-                    s.truth.c_str(), s.found.c_str(), s.distance, s.ink_distance);
-    }
-  }
-  std::printf("OCR e2e%s: %zu images, %zu lines, %zu missed; character accuracy: ink %.4f (%zu errors / %zu chars), "
-              "strict %.4f (%zu / %zu)\n", upside_down ? " (upside down)" : "", std::min(manifest.size(), max_images), r.lines, r.missed, r.ink(), r.ink_distance, r.ink_chars,
-              r.strict(), r.distance, r.chars);
-  return r;
-}
-
-}  // namespace wgrt::test
 
 TEST(OcrE2eOrt, RenderedImagesCpuEp) {
   if (!test::ort_present() || !test::ocr_models_present()) GTEST_SKIP() << "run scripts/setup.sh (bench/ort/node_modules)";

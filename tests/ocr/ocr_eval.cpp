@@ -1,8 +1,14 @@
 // OCR scoring (see ocr_eval.h).
 #include "ocr/ocr_eval.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "ocr/image_ops.h"
 
 namespace wgrt::test {
 namespace {
@@ -101,6 +107,44 @@ std::vector<LineScore> score_lines(const std::vector<TruthLine>& truth, const st
     out.push_back(s);
   }
   return out;
+}
+
+E2eResult run_e2e(const ocr::Models& models, const ocr::Options& opt, bool upside_down, size_t max_images,
+                  size_t* turned_lines) {
+  std::ifstream f(std::string(WGRT_OCR_IMAGES) + "/manifest.json");
+  EXPECT_TRUE(f) << "run the ocr_images_setup test first (ctest -R ocr)";
+  const auto manifest = nlohmann::json::parse(f);
+  E2eResult r;
+  size_t images = 0;
+  for (const auto& m : manifest) {
+    if (images++ == max_images) break;
+    auto img = ocr::read_png(std::string(WGRT_OCR_IMAGES) + "/" + m["file"].get<std::string>());
+    std::vector<TruthLine> truth;
+    for (const auto& l : m["lines"]) {
+      TruthLine t{l["text"], l["box"][0], l["box"][1], l["box"][2], l["box"][3]};
+      if (upside_down) t = {t.text, img.width - t.x1, img.height - t.y1, img.width - t.x0, img.height - t.y0};
+      truth.push_back(t);
+    }
+    if (upside_down) img = ocr::rotate180(img);
+    const auto found = ocr::recognize(img, models, opt);
+    for (const auto& f : found)
+      if (turned_lines) *turned_lines += f.rotated180;
+    for (const auto& s : score_lines(truth, found)) {
+      ++r.lines;
+      r.missed += s.found.empty();
+      r.distance += std::min(s.distance, s.chars);
+      r.chars += s.chars;
+      r.ink_distance += std::min(s.ink_distance, s.ink_chars);
+      r.ink_chars += s.ink_chars;
+      if (s.distance)
+        std::printf("  %s: '%s' read as '%s' (distance %zu, ink %zu)\n", m["file"].get<std::string>().c_str(),
+                    s.truth.c_str(), s.found.c_str(), s.distance, s.ink_distance);
+    }
+  }
+  std::printf("OCR e2e%s: %zu images, %zu lines, %zu missed; character accuracy: ink %.4f (%zu errors / %zu chars), "
+              "strict %.4f (%zu / %zu)\n", upside_down ? " (upside down)" : "", std::min(manifest.size(), max_images), r.lines, r.missed, r.ink(), r.ink_distance, r.ink_chars,
+              r.strict(), r.distance, r.chars);
+  return r;
 }
 
 }  // namespace wgrt::test

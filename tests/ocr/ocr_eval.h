@@ -34,4 +34,16 @@ size_t edit_distance(const std::string& a, const std::string& b);  // over code 
 std::string normalize_spaces(const std::string& s);
 std::string ink_only(const std::string& s);  // no whitespace, full-width punctuation folded to ASCII
 
+struct E2eResult {
+  size_t lines = 0, missed = 0, distance = 0, chars = 0, ink_distance = 0, ink_chars = 0;
+  double strict() const { return 1.0 - double(distance) / chars; }
+  double ink() const { return 1.0 - double(ink_distance) / ink_chars; }
+};
+
+// Runs the manifest images (WGRT_OCR_IMAGES, at most max_images) through `models` and scores them; prints each
+// wrong line and a summary. upside_down: every image turned 180 degrees first (the truth boxes turned with it);
+// turned_lines (optional) counts the lines cls turned.
+E2eResult run_e2e(const ocr::Models& models, const ocr::Options& opt, bool upside_down = false,
+                  size_t max_images = 1000, size_t* turned_lines = nullptr);
+
 }  // namespace wgrt::test
