@@ -86,6 +86,8 @@ struct Options {
   int max_boxes = 1000;         // candidates considered, largest first
   int rec_height = 48;          // rec input height in pixels
   int rec_min_width = 320;      // pixels: each rec batch is at least this wide (PaddleOCR's 3x48x320 shape)
+  int rec_width_step = 1;       // pixels: each rec batch's width rounded up to a multiple of this (more padding,
+                                // fewer distinct input shapes: a runner that compiles per shape compiles less)
   int rec_batch = 6;            // crops per rec run
   float cls_threshold = 0.9f;   // cls score needed to turn a crop by 180 degrees
   float drop_score = 0.5f;      // lines whose rec score is below this are dropped

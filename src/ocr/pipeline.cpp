@@ -115,7 +115,7 @@ std::vector<TextLine> recognize(const Image& image, const Models& models, const 
   // 4. rec, 5. CTC
   std::vector<Decoded> dec(crops.size());
   for (const auto& batch : rec_batches(crops, opt.rec_batch)) {
-    const Tensor out = models.rec->run(rec_input(crops, batch, opt.rec_height, opt.rec_min_width));
+    const Tensor out = models.rec->run(rec_input(crops, batch, opt.rec_height, opt.rec_min_width, 0, opt.rec_width_step));
     check_dims(out, 3, "rec", "[N, T, classes]");
     if (out.dims[0] != int64_t(batch.size()))
       throw FormatError("rec model output has shape " + dims_str(out.dims) + " for a batch of " + std::to_string(batch.size()));

@@ -22,10 +22,11 @@ std::vector<std::vector<size_t>> rec_batches(const std::vector<Image>& crops, in
 }
 
 Tensor rec_input(const std::vector<Image>& crops, std::span<const size_t> idx, int height, int min_width,
-                 int fixed_width) {
+                 int fixed_width, int width_step) {
   double max_ratio = double(min_width) / height;
   for (size_t i : idx) max_ratio = std::max(max_ratio, double(crops[i].width) / crops[i].height);
-  const int W = fixed_width > 0 ? fixed_width : int(height * max_ratio);
+  const int step = std::max(1, width_step);
+  const int W = fixed_width > 0 ? fixed_width : (int(height * max_ratio) + step - 1) / step * step;
   Tensor t;
   t.dims = {int64_t(idx.size()), 3, height, W};
   const size_t per = size_t(3) * height * W;

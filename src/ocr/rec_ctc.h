@@ -15,9 +15,10 @@ std::vector<std::vector<size_t>> rec_batches(const std::vector<Image>& crops, in
 
 // [N, 3, height, W] input for crops[idx...]: W = int(height * max(min_width / height, max w / h)); each crop is
 // resized to height rows and min(W, ceil(height * w / h)) columns, normalized (v / 255 - 0.5) / 0.5 in BGR
-// order, and padded with 0 on the right. fixed_width > 0 forces W (the cls model's 192).
+// order, and padded with 0 on the right. W is then rounded up to a multiple of width_step; fixed_width > 0
+// forces W (the cls model's 192).
 Tensor rec_input(const std::vector<Image>& crops, std::span<const size_t> idx, int height, int min_width,
-                 int fixed_width = 0);
+                 int fixed_width = 0, int width_step = 1);
 
 struct Decoded {
   std::string text;

@@ -173,7 +173,9 @@ TEST(OcrRec, BatchesAndPacking) {
   const Tensor wide = rec_input(crops, b[1], 48, 320);
   EXPECT_EQ(wide.dims, (std::vector<int64_t>{1, 3, 48, 480}));  // 48 * 10
   for (float v : wide.data) ASSERT_TRUE(v >= -1.0f && v <= 1.0f);
-  EXPECT_EQ(rec_input(crops, b[1], 48, 192, 192).dims[3], 192);  // cls: fixed, crop squeezed to fit
+  EXPECT_EQ(rec_input(crops, b[1], 48, 192, 192).dims[3], 192);
+  EXPECT_EQ(rec_input(crops, b[1], 48, 320, 0, 64).dims[3], 512);  // 480 rounded up to a multiple of 64
+  EXPECT_EQ(rec_input(crops, b[0], 48, 320, 0, 64).dims[3], 320);  // cls: fixed, crop squeezed to fit
 }
 
 TEST(OcrRec, CtcGreedy) {
