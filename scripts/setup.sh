@@ -26,13 +26,17 @@ if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.
 fi
 
 # 2. Debian packages.
+# The ONNX importer (src/formats/onnx: onnx.proto via libonnx-dev + libprotobuf) and its conformance suite
+# (scripts/onnx_conformance.sh: the ONNX backend node tests of libonnx-testdata, read with python3-onnx).
+onnx_pkgs=(libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx python3-numpy)
+
 pkgs=(build-essential cmake ninja-build pkg-config git ca-certificates curl nodejs npm
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
       libpcre2-dev libicu-dev libvulkan1 vulkan-tools python3 python3-jinja2
       clang libclang-rt-14-dev chromium-common
       libpng-dev python3-pil fonts-dejavu-core fonts-liberation2 fonts-wqy-microhei)
 missing=()
-for p in "${pkgs[@]}"; do
+for p in "${pkgs[@]}" "${onnx_pkgs[@]}"; do
   # Node.js may come from elsewhere (e.g. nodesource): any working npm will do.
   if { [ "$p" = nodejs ] || [ "$p" = npm ]; } && command -v npm >/dev/null; then continue; fi
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

@@ -95,3 +95,64 @@ TEST(Elementwise, GeluBothForms) {
               },
               /*with_inf=*/false);
 }
+
+namespace {
+
+// As check_unary, on the given inputs (NaN references must give NaN), tolerance atol + rtol |ref|.
+void check_unary_on(const std::string& op, std::vector<ValueId (*)(Graph&)> extra, const std::function<double(double)>& f,
+                    const std::vector<float>& x, double atol, double rtol) {
+  OneOp o;
+  std::vector<ValueId> args = {o.input({int64_t(x.size())}, x)};
+  for (auto make : extra) args.push_back(make(o.g));
+  o.build(op, args);
+  const std::vector<float> got = o.run();
+  std::vector<float> got_f, want_f;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const float want = float(f(double(x[i])));
+    if (std::isnan(want)) EXPECT_TRUE(std::isnan(got[i])) << op << " x " << x[i] << " got " << got[i];
+    else if (std::isinf(want)) EXPECT_EQ(got[i], want) << op << " x " << x[i];
+    else got_f.push_back(got[i]), want_f.push_back(want);
+  }
+  expect_close(got_f, want_f, atol, rtol, op);
+}
+
+}  // namespace
+
+TEST(Elementwise, ExpLogSqrtReciprocal) {
+  std::vector<float> x = inputs(false);
+  for (float& v : x) v = std::clamp(v, -40.0f, 40.0f);
+  check_unary_on("aten.exp.default", {}, [](double v) { return std::exp(v); }, x, 1e-6, 4e-6);
+  std::vector<float> pos;
+  for (int i = 0; i < 1031; ++i) pos.push_back(float(i) * 0.37f + (i % 5 ? 1e-3f : 0.0f) - (i == 3 ? 5.0f : 0.0f));
+  pos[0] = 0.0f;
+  check_unary_on("aten.log.default", {}, [](double v) { return std::log(v); }, pos, 1e-6, 4e-6);
+  check_unary_on("aten.sqrt.default", {}, [](double v) { return std::sqrt(v); }, pos, 1e-6, 2e-6);
+  check_unary_on("aten.reciprocal.default", {}, [](double v) { return 1.0 / v; }, x, 1e-6, 2e-6);
+}
+
+TEST(Elementwise, ErfRoundingSignTrig) {
+  const std::vector<float> x = inputs(true);
+  check_unary("aten.erf.default", {}, [](double v) { return std::erf(v); });
+  check_unary("aten.floor.default", {}, [](double v) { return std::floor(v); });
+  check_unary("aten.ceil.default", {}, [](double v) { return std::ceil(v); });
+  std::vector<float> halves;
+  for (int i = -515; i <= 515; ++i) halves.push_back(float(i) * 0.25f);  // ties (x.5) round to even
+  check_unary_on("aten.round.default", {}, [](double v) { return std::nearbyint(v); }, halves, 0, 0);
+  check_unary("aten.sign.default", {}, [](double v) { return double((v > 0) - (v < 0)); });
+  std::vector<float> ang;
+  for (int i = 0; i < 1031; ++i) ang.push_back(float((i - 515) * 0.0061));  // [-pi, pi]
+  check_unary_on("aten.sin.default", {}, [](double v) { return std::sin(v); }, ang, 2e-6, 2e-6);
+  check_unary_on("aten.cos.default", {}, [](double v) { return std::cos(v); }, ang, 2e-6, 2e-6);
+}
+
+TEST(Elementwise, OnnxActivations) {
+  check_unary("wgrt.hard_sigmoid.default", {[](Graph& g) { return g.real(0.2); }, [](Graph& g) { return g.real(0.5); }},
+              [](double v) { return std::clamp(0.2 * v + 0.5, 0.0, 1.0); });
+  check_unary("wgrt.selu.default", {[](Graph& g) { return g.real(1.67326); }, [](Graph& g) { return g.real(1.0507); }},
+              [](double v) { return 1.0507 * (v > 0 ? v : 1.67326 * (std::exp(v) - 1)); });
+  check_unary("aten.elu.default", {[](Graph& g) { return g.real(0.7); }, [](Graph& g) { return g.real(1.0); }, [](Graph& g) { return g.real(1.0); }},
+              [](double v) { return v > 0 ? v : 0.7 * (std::exp(v) - 1); });
+  check_unary("aten.softplus.default", {[](Graph& g) { return g.real(1.0); }, [](Graph& g) { return g.real(20.0); }},
+              [](double v) { return std::max(v, 0.0) + std::log1p(std::exp(-std::fabs(v))); });
+  check_unary("wgrt.softsign.default", {}, [](double v) { return std::isinf(v) ? (v > 0 ? 1.0 : -1.0) : v / (1 + std::fabs(v)); }, false);
+}

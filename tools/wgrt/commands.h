@@ -24,4 +24,5 @@ void add_synth(CLI::App& app);
 void add_chat(CLI::App& app);
 void add_template(CLI::App& app);
 void add_tokenize(CLI::App& app);
+void add_run(CLI::App& app);  // cmd_run.cpp: ONNX models
 }  // namespace wgrt::cli

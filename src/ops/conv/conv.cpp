@@ -3,7 +3,9 @@
 //                          output_padding IntList, groups int, out [N, O, OH, OW] f32)
 // PyTorch semantics (torch.nn.functional.conv2d): zero padding, OH = (H + 2*ph - dh*(kh-1) - 1) / sh + 1
 // (floor). stride/padding/dilation take 1 value (both dims) or 2 (h, w). Only 2-D convolution (4-D x);
-// transposed = true throws Unsupported. Routes (fixed at build by groups):
+// transposed = true: the transposed convolution (conv_transpose2d; weight [C, O/groups, kh, kw], OH = (H-1)*sh -
+// 2*ph + dh*(kh-1) + output_padding_h + 1) by a direct gather kernel (conv_transpose.wgsl), one invocation per
+// output. Routes of the forward convolution (fixed at build by groups):
 //   groups == 1: the shared GEMM (the device's choice, ops/linear/gemm.h) with an implicit-im2col B loader
 //     (conv_gemm.wgsl tiled, conv_gemm_cpu.wgsl on CPU adapters), batch = images;
 //   groups > 1 (grouped, depthwise): direct convolution (conv_direct.wgsl), one invocation per output, 1-D grid
@@ -36,16 +38,17 @@ std::pair<int64_t, int64_t> pair_arg(OpBuilder& b, size_t i, const char* what) {
 
 void build_conv(OpBuilder& b) {
   b.check_args(10);
-  if (b.bool_arg(6)) throw Unsupported(b.where() + "transposed convolution is not supported");
   for (size_t i : {size_t(0), size_t(1), size_t(9)}) b.check_dtype(i, DType::F32);
   b.check_rank(0, 4, 4);
   b.check_rank(1, 4, 4);
+  const bool transposed = b.bool_arg(6);
   const Dims xd = b.tensor(0).dims, wd = b.tensor(1).dims;
   const int64_t groups = b.int_arg(8);
-  const int64_t C = xd[1], O = wd[0];
+  if (transposed) b.check(groups >= 1 && xd[1] == wd[0] && wd[0] % groups == 0, "transposed: x '{}' {} must have weight '{}' {}'s first dim of channels, a multiple of groups {}", b.tensor(0).name, dims_str(xd), b.tensor(1).name, dims_str(wd), groups);
+  const int64_t C = xd[1], O = transposed ? wd[1] * groups : wd[0];
   b.check(groups >= 1, "groups must be >= 1, got {}", groups);
   b.check(C % groups == 0 && O % groups == 0, "channels in {} and out {} must be multiples of groups {}", C, O, groups);
-  b.check(wd[1] * groups == C, "weight '{}' {} must have C/groups = {} input channels (x '{}' {})", b.tensor(1).name,
+  b.check(transposed || wd[1] * groups == C, "weight '{}' {} must have C/groups = {} input channels (x '{}' {})", b.tensor(1).name,
           dims_str(wd), C / groups, b.tensor(0).name, dims_str(xd));
   b.check(wd[2] > 0 && wd[3] > 0 && O > 0, "weight '{}' {} is empty", b.tensor(1).name, dims_str(wd));
   const auto [sh, sw] = pair_arg(b, 3, "stride");
@@ -54,14 +57,16 @@ void build_conv(OpBuilder& b) {
   b.check(sh > 0 && sw > 0, "stride must be positive, got [{}, {}]", sh, sw);
   b.check(dh > 0 && dw > 0, "dilation must be positive, got [{}, {}]", dh, dw);
   b.check(ph >= 0 && pw >= 0, "padding must be >= 0, got [{}, {}]", ph, pw);
-  for (int64_t v : b.int_list(7)) b.check(v == 0, "output_padding must be 0 for a non-transposed convolution");
+  const auto [oph, opw] = b.int_list(7).empty() ? std::pair<int64_t, int64_t>{0, 0} : pair_arg(b, 7, "output_padding");
+  b.check(transposed || (oph == 0 && opw == 0), "output_padding must be 0 for a non-transposed convolution");
+  b.check(oph >= 0 && opw >= 0 && (oph < sh || oph < dh) && (opw < sw || opw < dw), "output_padding [{}, {}] must be smaller than stride or dilation", oph, opw);
   const bool has_bias = !b.is_none(2);
   if (has_bias) {
     b.check_dtype(2, DType::F32);
     b.check(b.tensor(2).dims == Dims{O}, "bias '{}' {} must be [{}]", b.tensor(2).name, dims_str(b.tensor(2).dims), O);
   }
   const int64_t kh = wd[2], kw = wd[3];
-  const bool gemm = groups == 1;
+  const bool gemm = groups == 1 && !transposed;
   UniformRef u = b.uniform<ConvParams>();
   const Binding xb = Binding::tensor(b.arg(0)), wb = Binding::tensor(b.arg(1)), ob = Binding::tensor(b.arg(9));
   const Binding biasb = has_bias ? Binding::tensor(b.arg(2)) : xb;
@@ -74,14 +79,14 @@ void build_conv(OpBuilder& b) {
     d = b.dispatch(gemm_variant(cfg, "ops/conv/conv_gemm.wgsl", "ops/conv/conv_gemm_cpu.wgsl"),
                    {wb, xb, xb, biasb, ob, gu, u});
   } else {
-    d = b.dispatch({"ops/conv/conv_direct.wgsl", "main", {}, {}}, {xb, wb, biasb, ob, u});
+    d = b.dispatch({transposed ? "ops/conv/conv_transpose.wgsl" : "ops/conv/conv_direct.wgsl", "main", {}, {}}, {xb, wb, biasb, ob, u});
   }
   b.on_resize([=](ResizeContext& r) {
     const Dims x = r.tensor(0).dims;
     if (x.size() != 4 || x[1] != C) r.fail("x '{}' has live dims {}; must be [N, {}, H, W]", r.tensor(0).name, dims_str(x), C);
-    const int64_t OH = (x[2] + 2 * ph - dh * (kh - 1) - 1) / sh + 1;
-    const int64_t OW = (x[3] + 2 * pw - dw * (kw - 1) - 1) / sw + 1;
-    if (x[2] + 2 * ph - dh * (kh - 1) - 1 < 0 || x[3] + 2 * pw - dw * (kw - 1) - 1 < 0 || OH <= 0 || OW <= 0)
+    const int64_t OH = transposed ? (x[2] - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1 : (x[2] + 2 * ph - dh * (kh - 1) - 1) / sh + 1;
+    const int64_t OW = transposed ? (x[3] - 1) * sw - 2 * pw + dw * (kw - 1) + opw + 1 : (x[3] + 2 * pw - dw * (kw - 1) - 1) / sw + 1;
+    if ((!transposed && (x[2] + 2 * ph - dh * (kh - 1) - 1 < 0 || x[3] + 2 * pw - dw * (kw - 1) - 1 < 0)) || OH <= 0 || OW <= 0)
       r.fail("x {} with kernel [{}, {}], padding [{}, {}], dilation [{}, {}] gives an empty output", dims_str(x), kh, kw,
              ph, pw, dh, dw);
     const Dims od = {x[0], O, OH, OW};
@@ -107,7 +112,7 @@ void build_conv(OpBuilder& b) {
     p.dw = uint32_t(dw);
     p.cpg = uint32_t(C / groups);
     p.opg = uint32_t(O / groups);
-    p.K = uint32_t(C / groups * kh * kw);
+    p.K = uint32_t(C / groups * kh * kw);  // transposed: unused
     p.has_bias = has_bias;
     r.set_uniform(u, p);
     if (gemm) {
@@ -136,7 +141,8 @@ void build_conv(OpBuilder& b) {
 
 void register_conv_ops(OpRegistry& r) {
   r.add({"aten.convolution.default", build_conv,
-         {"ops/conv/conv_gemm.wgsl:main", "ops/conv/conv_gemm_cpu.wgsl:main", "ops/conv/conv_direct.wgsl:main"}, true});
+         {"ops/conv/conv_gemm.wgsl:main", "ops/conv/conv_gemm_cpu.wgsl:main", "ops/conv/conv_direct.wgsl:main",
+          "ops/conv/conv_transpose.wgsl:main"}, true});
 }
 
 }  // namespace wgrt::ops

@@ -3,13 +3,8 @@
 //   g = o / opg, iy = oh*sh - ph + ky*dh, ix = ow*sw - pw + kx*dw (zero padding outside the image).
 // 64-wide workgroups over a folded 1-D grid (p.total = number of outputs).
 #include "ops/common/index.wgsl"
-#include "ops/conv/conv_params.wgsl"
+#include "ops/conv/conv_direct_io.wgsl"
 
-@group(0) @binding(0) var<storage, read> x : array<f32>;
-@group(0) @binding(1) var<storage, read> w : array<f32>;
-@group(0) @binding(2) var<storage, read> bias : array<f32>;
-@group(0) @binding(3) var<storage, read_write> out : array<f32>;
-@group(0) @binding(4) var<uniform> p : ConvParams;
 
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,

@@ -1,5 +1,7 @@
 // aten.add.Tensor(a, b, alpha, out), aten.sub.Tensor(a, b, alpha, out), aten.mul.Tensor(a, b, out),
-// aten.div.Tensor(a, b, out): f32, NumPy broadcasting, rank <= 8 (PyTorch semantics: add/sub compute
+// aten.div.Tensor(a, b, out), aten.pow.Tensor_Tensor(a, b, out) (a^b; negative a with integral b gives the
+// signed power, a^0 = 1), aten.maximum.default(a, b, out), aten.minimum.default(a, b, out) (NaN if either
+// is NaN): f32, NumPy broadcasting, rank <= 8 (PyTorch semantics: add/sub compute
 // a +- alpha * b). One implementation for all four, each kernel the shared body (binary_body.wgsl) around
 // the op's expression (binary/<name>.wgsl); two routes: same-shape (direct indexing) and broadcast.
 #include "graph/op_builder.h"
@@ -64,7 +66,9 @@ void build_binary(OpBuilder& b, const char* name, bool has_alpha) {
 
 void register_binary_ops(OpRegistry& r) {
   for (auto [op, kernel, alpha] : {std::tuple{"aten.add.Tensor", "add", true}, {"aten.sub.Tensor", "sub", true},
-                                   {"aten.mul.Tensor", "mul", false}, {"aten.div.Tensor", "div", false}})
+                                   {"aten.mul.Tensor", "mul", false}, {"aten.div.Tensor", "div", false},
+                                   {"aten.pow.Tensor_Tensor", "pow", false}, {"aten.maximum.default", "maximum", false},
+                                   {"aten.minimum.default", "minimum", false}})
     r.add({op, [kernel, alpha](OpBuilder& b) { build_binary(b, kernel, alpha); }, {binary_kernel(kernel) + ":main"}});
 }
 

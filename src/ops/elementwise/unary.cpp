@@ -7,6 +7,12 @@
 //   aten.leaky_relu.default(x, negative_slope, out)
 //   aten.hardswish.default(x, out)                x * relu6(x + 3) / 6
 //   aten.clamp.default(x, min|None, max|None, out)
+//   aten.exp/log/sqrt/reciprocal/erf/floor/ceil/round/sign/sin/cos.default(x, out), aten.softplus.default(x,
+//       beta (must be 1), threshold (ignored: computed stably), out), aten.elu.default(x, alpha, scale (1),
+//       input_scale (1), out)
+//   wgrt.hard_sigmoid.default(x, alpha, beta, out)  max(0, min(1, alpha x + beta)) (ONNX HardSigmoid)
+//   wgrt.selu.default(x, alpha, gamma, out)         gamma (x > 0 ? x : alpha (e^x - 1)) (ONNX Selu)
+//   wgrt.softsign.default(x, out)                   x / (1 + |x|)
 // Semantics follow PyTorch's definitions of these functions.
 #include <limits>
 
@@ -45,8 +51,8 @@ void build_unary(OpBuilder& b, const char* name, float p0 = 0, float p1 = 0) {
 }
 
 // An op of one argument whose kernel is unary/<kernel>.wgsl.
-OpDef simple(const char* op, const char* kernel) {
-  return {op, [kernel](OpBuilder& b) { b.check_args(2); build_unary(b, kernel); }, {unary_kernel(kernel) + ":main"}};
+OpDef simple(std::string op, const char* kernel) {
+  return {std::move(op), [kernel](OpBuilder& b) { b.check_args(2); build_unary(b, kernel); }, {unary_kernel(kernel) + ":main"}};
 }
 
 }  // namespace
@@ -59,6 +65,33 @@ void register_unary_ops(OpRegistry& r) {
   r.add(simple("aten.neg.default", "neg"));
   r.add(simple("aten.hardswish.default", "hardswish"));
   r.add(simple("aten.abs.default", "abs"));
+  for (const char* k : {"exp", "log", "sqrt", "reciprocal", "erf", "floor", "ceil", "round", "sign", "sin", "cos"})
+    r.add(simple(fmt::format("aten.{}.default", k), k));
+  r.add(simple("wgrt.softsign.default", "softsign"));
+  auto two_reals = [](const char* op, const char* kernel) {
+    return OpDef{op,
+                 [kernel](OpBuilder& b) {
+                   b.check_args(4);
+                   build_unary(b, kernel, float(b.real_arg(1)), float(b.real_arg(2)));
+                 },
+                 {unary_kernel(kernel) + ":main"}};
+  };
+  r.add(two_reals("wgrt.hard_sigmoid.default", "hard_sigmoid"));
+  r.add(two_reals("wgrt.selu.default", "selu"));
+  r.add({"aten.softplus.default",
+         [](OpBuilder& b) {
+           b.check_args(4);
+           b.check(b.real_arg(1) == 1.0, "beta must be 1, got {}", b.real_arg(1));
+           build_unary(b, "softplus");
+         },
+         {unary_kernel("softplus") + ":main"}});
+  r.add({"aten.elu.default",
+         [](OpBuilder& b) {
+           b.check_args(5);
+           b.check(b.real_arg(2) == 1.0 && b.real_arg(3) == 1.0, "scale and input_scale must be 1");
+           build_unary(b, "elu", float(b.real_arg(1)));
+         },
+         {unary_kernel("elu") + ":main"}});
   r.add({"aten.gelu.default",
          [](OpBuilder& b) {
            b.check_args(3);

@@ -1,0 +1,6 @@
+// aten.cos
+#include "ops/elementwise/unary_body.wgsl"
+
+fn unary_op(v : f32) -> f32 {
+  return cos(v);
+}

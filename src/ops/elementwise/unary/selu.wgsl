@@ -1,0 +1,6 @@
+// wgrt.selu: gamma * (v > 0 ? v : alpha * (e^v - 1)), p0 = alpha, p1 = gamma (ONNX Selu)
+#include "ops/elementwise/unary_body.wgsl"
+
+fn unary_op(v : f32) -> f32 {
+  return p.p1 * select(p.p0 * (exp(v) - 1.0), v, v > 0.0);
+}
