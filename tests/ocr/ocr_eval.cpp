@@ -110,13 +110,14 @@ std::vector<LineScore> score_lines(const std::vector<TruthLine>& truth, const st
 }
 
 E2eResult run_e2e(const ocr::Models& models, const ocr::Options& opt, bool upside_down, size_t max_images,
-                  size_t* turned_lines) {
+                  size_t* turned_lines, const std::vector<std::string>* files) {
   std::ifstream f(std::string(WGRT_OCR_IMAGES) + "/manifest.json");
   EXPECT_TRUE(f) << "run the ocr_images_setup test first (ctest -R ocr)";
   const auto manifest = nlohmann::json::parse(f);
   E2eResult r;
   size_t images = 0;
   for (const auto& m : manifest) {
+    if (files && std::find(files->begin(), files->end(), m["file"].get<std::string>()) == files->end()) continue;
     if (images++ == max_images) break;
     auto img = ocr::read_png(std::string(WGRT_OCR_IMAGES) + "/" + m["file"].get<std::string>());
     std::vector<TruthLine> truth;
@@ -142,7 +143,7 @@ E2eResult run_e2e(const ocr::Models& models, const ocr::Options& opt, bool upsid
     }
   }
   std::printf("OCR e2e%s: %zu images, %zu lines, %zu missed; character accuracy: ink %.4f (%zu errors / %zu chars), "
-              "strict %.4f (%zu / %zu)\n", upside_down ? " (upside down)" : "", std::min(manifest.size(), max_images), r.lines, r.missed, r.ink(), r.ink_distance, r.ink_chars,
+              "strict %.4f (%zu / %zu)\n", upside_down ? " (upside down)" : "", std::min(images, max_images), r.lines, r.missed, r.ink(), r.ink_distance, r.ink_chars,
               r.strict(), r.distance, r.chars);
   return r;
 }

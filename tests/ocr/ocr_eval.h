@@ -42,8 +42,8 @@ struct E2eResult {
 
 // Runs the manifest images (WGRT_OCR_IMAGES, at most max_images) through `models` and scores them; prints each
 // wrong line and a summary. upside_down: every image turned 180 degrees first (the truth boxes turned with it);
-// turned_lines (optional) counts the lines cls turned.
+// turned_lines (optional) counts the lines cls turned; files (optional): only these manifest files.
 E2eResult run_e2e(const ocr::Models& models, const ocr::Options& opt, bool upside_down = false,
-                  size_t max_images = 1000, size_t* turned_lines = nullptr);
+                  size_t max_images = 1000, size_t* turned_lines = nullptr, const std::vector<std::string>* files = nullptr);
 
 }  // namespace wgrt::test
