@@ -7,6 +7,8 @@ bash "$root/scripts/setup.sh"
 bash "$root/scripts/build.sh"
 cd "$root/build"
 ctest --output-on-failure -j"${WGRT_TEST_JOBS:-2}" --timeout 1200
+# The ONNX backend node tests on the ONNX importer (docs/ONNX.md): every test of a claimed operator must pass.
+bash "$root/scripts/onnx_conformance.sh" "$root/build"
 # Reliability guards (docs/RELIABILITY.md): the suite again under ASan + UBSan, then every libFuzzer target for a
 # bounded time from its committed corpus. WGRT_SKIP_GUARDS=1 skips both (local iteration only; CI runs them).
 if [ "${WGRT_SKIP_GUARDS:-0}" != 1 ]; then

@@ -56,6 +56,10 @@ struct OnnxValueInfo {
 struct OnnxOptions {
   std::string adapter;        // adapter spec (see `wgrt info --help`); empty: WGRT_ADAPTER or the best
   int max_cached_graphs = 8;  // compiled input-size variants kept (least recently used dropped)
+  // Run on the same GPU device as this model (adapter is then ignored); the device lives as long as any model
+  // using it. Models sharing a device must still be used from one thread at a time each.
+  const class OnnxModel* share_device = nullptr;
+  bool profile = false;       // GPU timestamp profiling of each run (needs timestamp-query): profile_table()
 };
 
 struct OnnxRunStats {
@@ -82,6 +86,8 @@ class OnnxModel {
   // file's order, float outputs as f32, integer/bool outputs (host-computed) as ints. Blocks until the GPU
   // has finished.
   virtual std::vector<OnnxTensor> run(const std::vector<OnnxTensor>& inputs, OnnxRunStats* stats = nullptr) = 0;
+  // Per-kernel GPU time table of the last run (OnnxOptions::profile), or "" when profiling is off.
+  virtual std::string profile_table() const = 0;
   // The adapter the model runs on (one line).
   virtual std::string adapter() const = 0;
 };

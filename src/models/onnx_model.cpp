@@ -10,6 +10,7 @@
 
 #include "formats/onnx/onnx_file.h"
 #include "graph/executable.h"
+#include "models/onnx_graph/lowering.h"
 #include "models/onnx_graph/onnx_graph.h"
 #include "util/printable.h"
 #include "webgpu/device.h"
@@ -43,24 +44,37 @@ class OnnxModelImpl final : public OnnxModel {
       }
       return i;
     };
-    for (const auto& v : model_.inputs) inputs_.push_back(info(v));
+    for (const auto& v : model_.inputs) {
+      if (onnx::is_float_type(v.type) && v.type != onnx::ElemType::Float)
+        throw Unsupported(fmt::format("ONNX model input '{}' has element type {}; wgrt takes float (32-bit) inputs only",
+                                      printable(v.name), onnx::elem_name(v.type)));
+      if (onnx::elem_size(v.type) == 0)
+        throw Unsupported(fmt::format("ONNX model input '{}' has element type {}, which wgrt does not take", printable(v.name), onnx::elem_name(v.type)));
+      inputs_.push_back(info(v));
+    }
     for (const auto& v : model_.outputs) outputs_.push_back(info(v));
-    webgpu::DeviceOptions d;
-    d.adapter = o.adapter;
-    dev_ = webgpu::Device::create(d);
+    if (o.share_device) {
+      dev_ = static_cast<const OnnxModelImpl*>(o.share_device)->dev_;
+    } else {
+      webgpu::DeviceOptions d;
+      d.adapter = o.adapter;
+      dev_ = webgpu::Device::create(d);
+    }
   }
 
   const std::vector<OnnxValueInfo>& inputs() const override { return inputs_; }
   const std::vector<OnnxValueInfo>& outputs() const override { return outputs_; }
   int64_t opset() const override { return model_.opset; }
+  std::string profile_table() const override {
+    return last_ && last_->profiler() ? last_->profiler()->table() : "";
+  }
   std::string adapter() const override { return dev_->adapter_info().summary(); }
 
-  void prepare(const std::vector<OnnxTensor>& in) override { compiled_for(bind(in), nullptr); }
+  void prepare(const std::vector<OnnxTensor>& in) override { compiled_for(in, nullptr); }
 
   std::vector<OnnxTensor> run(const std::vector<OnnxTensor>& in, OnnxRunStats* stats) override {
     OnnxRunStats st;
-    const auto host = bind(in);
-    Compiled& c = compiled_for(host, &st);
+    Compiled& c = compiled_for(in, &st);
     const auto t0 = Clock::now();
     for (const auto& p : c.inputs) {
       if (p.id < 0) continue;
@@ -68,6 +82,7 @@ class OnnxModelImpl final : public OnnxModel {
       c.exe->set_input(p.id, p.dims, std::span<const float>(t->f32));
     }
     c.exe->execute();
+    last_ = c.exe.get();
     std::vector<OnnxTensor> out;
     for (const auto& p : c.outputs) {
       OnnxTensor t;
@@ -126,6 +141,7 @@ class OnnxModelImpl final : public OnnxModel {
       if (v.type == onnx::ElemType::Float) {
         if (int64_t(t->f32.size()) != n)
           throw InvalidArgument(fmt::format("ONNX input '{}' has {} floats; dims {} need {}", printable(v.name), t->f32.size(), dims_str(t->dims), n));
+        if (host_inputs_.count(v.name)) h.f.assign(t->f32.begin(), t->f32.end());
       } else {
         if (onnx::is_float_type(v.type)) throw Unsupported(fmt::format("ONNX input '{}': element type {} is not supported", printable(v.name), onnx::elem_name(v.type)));
         if (int64_t(t->ints.size()) != n)
@@ -142,9 +158,23 @@ class OnnxModelImpl final : public OnnxModel {
     for (const auto& [name, h] : in) {
       k += name + dims_str(h.dims);
       if (!h.i.empty()) k += "=" + fmt::format("{}", fmt::join(h.i, ","));
+      for (double f : h.f) k += fmt::format("{:a},", f);
       k += ";";
     }
     return k;
+  }
+
+  // The compiled graph for these inputs. A node that needs the values of a float input bound on the device
+  // (NeedsHostInput) makes that input host-bound from then on (its values join the key): bound again, rebuilt.
+  Compiled& compiled_for(const std::vector<OnnxTensor>& api_in, OnnxRunStats* st) {
+    for (size_t attempt = 0;; ++attempt) {
+      try {
+        return compiled_for(bind(api_in), st);
+      } catch (const onnx::NeedsHostInput& e) {
+        if (host_inputs_.count(e.input) || attempt > model_.inputs.size()) throw;
+        host_inputs_.insert(e.input);
+      }
+    }
   }
 
   Compiled& compiled_for(const std::map<std::string, onnx::HostTensor>& in, OnnxRunStats* st) {
@@ -155,26 +185,32 @@ class OnnxModelImpl final : public OnnxModel {
         return cache_.front();
       }
     const auto t0 = Clock::now();
-    onnx::BuiltGraph bg = onnx::build_onnx_graph(model_, in);
+    onnx::BuiltGraph bg = onnx::build_onnx_graph(model_, in, host_inputs_);
     Compiled c;
     c.key = key;
     c.inputs = std::move(bg.inputs);
     c.outputs = std::move(bg.outputs);
     c.exe = ExecutableGraph::build(std::move(bg.graph), *dev_);
+    if (opts_.profile) c.exe->enable_profiling(true);
     if (st) {
       st->compiled = true;
       st->compile_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     }
     cache_.push_front(std::move(c));
-    while (cache_.size() > size_t(opts_.max_cached_graphs)) cache_.pop_back();
+    while (cache_.size() > size_t(opts_.max_cached_graphs)) {
+      if (last_ == cache_.back().exe.get()) last_ = nullptr;
+      cache_.pop_back();
+    }
     return cache_.front();
   }
 
   OnnxOptions opts_;
   onnx::Model model_;
   std::vector<OnnxValueInfo> inputs_, outputs_;
-  std::unique_ptr<webgpu::Device> dev_;
+  std::shared_ptr<webgpu::Device> dev_;
   std::list<Compiled> cache_;
+  std::set<std::string> host_inputs_;  // float inputs folded on the host (see compiled_for)
+  const ExecutableGraph* last_ = nullptr;  // the graph of the last run (in cache_)
 };
 
 }  // namespace

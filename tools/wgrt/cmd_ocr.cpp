@@ -52,7 +52,9 @@ void run_ocr(const OcrCliOptions& o) {
   const ocr::ModelFiles files = ocr::model_files(find_models(o.models));
   OnnxOptions mo;
   mo.adapter = o.adapter;
-  ocr::OnnxRunner det(files.det, mo), rec(files.rec, mo);
+  ocr::OnnxRunner det(files.det, mo);
+  mo.share_device = &det.model();  // one GPU device for the three models
+  ocr::OnnxRunner rec(files.rec, mo);
   std::unique_ptr<ocr::OnnxRunner> cls;
   if (!o.no_cls) cls = std::make_unique<ocr::OnnxRunner>(files.cls, mo);
   const ocr::Models models{.det = &det, .rec = &rec, .cls = cls.get(), .dictionary = ocr::load_dictionary(files.dictionary)};

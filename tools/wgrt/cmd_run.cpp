@@ -22,6 +22,7 @@ struct RunOpts {
   std::string model, out_dir, adapter;
   std::vector<std::string> inputs;
   int repeat = 1;
+  bool profile = false;
 };
 
 // A file-name-safe version of an ONNX value name.
@@ -42,9 +43,11 @@ void add_run(CLI::App& app) {
   cmd->add_option("-o,--output-dir", o->out_dir, "Folder for the outputs (NAME.npy each; created if missing); none: print summaries only");
   cmd->add_option("--adapter", o->adapter, "Adapter spec (see wgrt info --help)");
   cmd->add_option("--repeat", o->repeat, "Run this many times (timing: the last run is reported)")->check(CLI::Range(1, 100000));
+  cmd->add_flag("--profile", o->profile, "Print the per-kernel GPU time of the last run (needs timestamp-query)");
   cmd->callback([o] {
     OnnxOptions opts;
     opts.adapter = o->adapter;
+    opts.profile = o->profile;
     auto m = OnnxModel::load(o->model, opts);
     std::vector<OnnxTensor> in;
     for (const auto& spec : o->inputs) {
@@ -108,6 +111,7 @@ void add_run(CLI::App& app) {
     write_out(fmt::format("ran {} ({} outputs) on {}: {:.2f} ms{}, {} dispatches\n", printable(o->model), out.size(), m->adapter(),
                           st.run_seconds * 1e3, st.compiled ? fmt::format(" (+{:.0f} ms compile)", st.compile_seconds * 1e3) : "",
                           st.dispatches));
+    if (o->profile) write_out(m->profile_table());
     finish_out();
   });
 }

@@ -261,7 +261,8 @@ struct Reader {
     }
     if (!out.opsets.count("")) {
       if (m.opset_import_size() == 0 && m.ir_version() <= 2) out.opsets[""] = 1;
-      else fail("no opset for the default ONNX domain is imported");
+      else if (m.opset_import_size() == 0) fail("the model imports no opset");
+      else throw Unsupported(fmt::format("ONNX file {}: the model imports no opset of the default ONNX domain (only '{}')", what, printable(m.opset_import(0).domain())));
     }
     out.opset = out.opsets[""];
     const auto& g = m.graph();
@@ -275,7 +276,8 @@ struct Reader {
     for (const auto& v : g.input()) {
       if (out.initializers.count(v.name())) continue;  // an initializer with a default (IR < 4 style)
       ValueInfo vi = value_info(v);
-      if (vi.type == ElemType::Undefined) fail("graph input '{}' is not a tensor with an element type", printable(v.name()));
+      if (vi.type == ElemType::Undefined)
+        throw Unsupported(fmt::format("ONNX file {}: graph input '{}' is not a tensor (sequence, map and optional inputs are not supported)", what, printable(v.name())));
       out.inputs.push_back(std::move(vi));
       available.insert(v.name());
     }

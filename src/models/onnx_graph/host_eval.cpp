@@ -38,6 +38,7 @@ void each_index(const Dims& out, const std::vector<std::vector<int64_t>>& stride
 }
 
 HostTensor empty_like(ElemType t, const Dims& d) {
+  host_numel(d);  // refuses negative dims and sizes past kMaxHostElems
   HostTensor h;
   h.type = t;
   h.dims = d;

@@ -12,12 +12,29 @@ bool is_float_type(ElemType t) {
   return t == ElemType::Float || t == ElemType::Double || t == ElemType::Float16 || t == ElemType::Bfloat16;
 }
 
+int64_t to_i64(double v) {
+  if (!(v == v)) return 0;
+  if (v >= 9.2233720368547758e18) return INT64_MAX;
+  if (v <= -9.2233720368547758e18) return INT64_MIN;
+  return int64_t(v);
+}
+
+int64_t host_numel(const Dims& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0) throw Unsupported("ONNX: a tensor with a negative dim in " + dims_str(dims));
+    if (d != 0 && n > kMaxHostElems / d) throw Unsupported("ONNX: a tensor of dims " + dims_str(dims) + " is too large to compute at load time");
+    n *= d;
+  }
+  return n;
+}
+
 bool HostTensor::is_float() const { return is_float_type(type); }
 
 std::vector<int64_t> HostTensor::ints() const {
   if (!is_float()) return i;
   std::vector<int64_t> out(f.size());
-  for (size_t k = 0; k < f.size(); ++k) out[k] = int64_t(f[k]);
+  for (size_t k = 0; k < f.size(); ++k) out[k] = to_i64(f[k]);
   return out;
 }
 
@@ -66,7 +83,7 @@ HostTensor HostTensor::cast(ElemType t) const {
     out.i.resize(n);
     for (size_t k = 0; k < n; ++k) {
       if (t == ElemType::Bool) out.i[k] = at(k) != 0;
-      else if (is_float()) out.i[k] = std::isfinite(f[k]) ? wrap_int(int64_t(f[k]), t) : 0;
+      else if (is_float()) out.i[k] = std::isfinite(f[k]) ? wrap_int(to_i64(f[k]), t) : 0;
       else out.i[k] = wrap_int(i[k], t);
     }
   }

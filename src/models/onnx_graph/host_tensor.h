@@ -11,6 +11,12 @@
 
 namespace wgrt::onnx {
 
+// double -> int64 truncating toward zero, saturating at the int64 range (NaN -> 0): never undefined.
+int64_t to_i64(double v);
+// The element count of dims; Unsupported if a dim is negative or the count exceeds kMaxHostElems.
+constexpr int64_t kMaxHostElems = int64_t(1) << 26;
+int64_t host_numel(const Dims& dims);
+
 struct HostTensor {
   ElemType type = ElemType::Float;
   Dims dims;
@@ -20,7 +26,7 @@ struct HostTensor {
   bool is_float() const;
   int64_t numel() const { return wgrt::numel(dims); }
   double at(size_t k) const { return is_float() ? f[k] : double(i[k]); }
-  int64_t int_at(size_t k) const { return is_float() ? int64_t(f[k]) : i[k]; }
+  int64_t int_at(size_t k) const { return is_float() ? to_i64(f[k]) : i[k]; }
   std::vector<int64_t> ints() const;  // all values as int64 (floats truncated)
   std::vector<float> floats() const;  // all values as float
   // Values as a new tensor of type t (ONNX Cast semantics: float -> int truncates, -> bool is != 0).

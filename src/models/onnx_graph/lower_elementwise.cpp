@@ -76,10 +76,13 @@ void lower_unary(Lowering& l) {
   }
   const float p0 = u->a0 ? l.attr_float(u->a0, u->p0) : u->p0, p1 = u->a1 ? l.attr_float(u->a1, u->p1) : u->p1;
   if (l.is_host(0)) {
-    HostTensor h = l.host(0);
-    if (!h.is_float()) l.unsupported("element type {} is not supported (float types only)", elem_name(h.type));
+    const HostTensor& x = l.host(0);
+    const std::string op = u->onnx;
+    if (!x.is_float() && op != "Neg" && op != "Abs" && op != "Sign" && op != "Relu")
+      l.unsupported("element type {} is not supported (float types only)", elem_name(x.type));
+    HostTensor h = x.cast(ElemType::Double);
     for (double& v : h.f) v = u->host(v, p0, p1);
-    l.set_host(0, h.cast(h.type));
+    l.set_host(0, h.cast(x.type));
     return;
   }
   ValueId x = l.gpu(0);
@@ -154,6 +157,11 @@ void lower_binary(Lowering& l) {
   l.known_attrs({});
   const size_t n = l.num_inputs();
   if (n == 0) l.fail("needs at least one input");
+  // Host-only ops, and integer operands (the device is f32-only): every input must be known at compile time.
+  bool non_float = false;
+  for (size_t i = 0; i < n; ++i) non_float = non_float || l.in(i).type != ElemType::Float;
+  if (!*b->op || non_float)
+    for (size_t i = 0; i < n; ++i) l.host(i);
   if (l.all_host()) {
     HostTensor acc = l.host(0);
     for (size_t i = 1; i < n; ++i) acc = host_binary(l, acc, l.host(i), b->f, b->fi, b->logical);
@@ -192,7 +200,6 @@ void lower_not(Lowering& l) {
 }
 
 void lower_where(Lowering& l) {
-  if (!l.all_host()) l.unsupported("Where on device tensors is not supported (only on values known at load time)");
   l.set_host(0, host_where(l, l.host(0), l.host(1), l.host(2)));
 }
 
@@ -206,11 +213,24 @@ void lower_clip(Lowering& l) {
     l.known_attrs({});
     if (l.has(1)) lo = float(l.host(1).at(0));
     if (l.has(2)) hi = float(l.host(2).at(0));
+    if (l.is_host(0) && !l.host(0).is_float()) {  // integer Clip: exact bounds
+      HostTensor h = l.host(0);
+      for (int64_t& v : h.i) {
+        if (l.has(1)) v = std::max(v, l.host(1).int_at(0));
+        if (l.has(2)) v = std::min(v, l.host(2).int_at(0));
+      }
+      l.set_host(0, h);
+      return;
+    }
   }
   if (l.is_host(0)) {
     HostTensor h = l.host(0);
     if (h.is_float()) for (double& v : h.f) v = std::min(std::max(v, double(lo)), double(hi));
-    else for (int64_t& v : h.i) v = std::min<int64_t>(std::max<int64_t>(v, int64_t(lo)), int64_t(hi));
+    else
+      for (int64_t& v : h.i) {
+        if (std::isfinite(lo)) v = std::max<int64_t>(v, int64_t(lo));
+        if (std::isfinite(hi)) v = std::min<int64_t>(v, int64_t(hi));
+      }
     l.set_host(0, h.cast(h.type));
     return;
   }
@@ -249,7 +269,7 @@ void lower_identity(Lowering& l) {
 
 std::vector<OpRule> elementwise_rules() {
   std::vector<OpRule> r;
-  for (const auto& u : unaries()) r.push_back({u.onnx, 6, lower_unary});
+  for (const auto& u : unaries()) r.push_back({u.onnx, std::string(u.onnx) == "Softplus" || std::string(u.onnx) == "Softsign" ? 1 : 6, lower_unary});
   for (const auto& b : binaries()) r.push_back({b.onnx, 7, lower_binary});
   r.push_back({"Not", 1, lower_not});
   r.push_back({"Where", 9, lower_where});

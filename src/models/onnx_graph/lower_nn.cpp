@@ -32,8 +32,7 @@ Pads2d resolve_pads(Lowering& l, const Dims& x4, const std::vector<int64_t>& k, 
   } else if (ap != "NOTSET") {
     l.unsupported("auto_pad '{}' is not supported", ap);
   }
-  for (int64_t p : pads)
-    if (p < 0) l.fail("negative pads are not supported");
+  for (int64_t p : pads) l.bounded(p, 0, "pad");
   Pads2d r;
   if (sp == 1) r = {0, pads[0], 0, pads[1]};
   else r = {pads[0], pads[1], pads[2], pads[3]};
@@ -51,9 +50,11 @@ Spatial spatial(Lowering& l, size_t xi) {
   return s;
 }
 
-std::vector<int64_t> pair_of(const std::vector<int64_t>& v, bool one_d, int64_t fill) {
-  if (one_d) return {fill, v.empty() ? fill : v[0]};
-  return v.empty() ? std::vector<int64_t>{fill, fill} : v;
+std::vector<int64_t> pair_of(const Lowering& l, const std::vector<int64_t>& v, bool one_d, int64_t fill, int64_t lo, const char* what) {
+  if (!v.empty() && v.size() != (one_d ? 1u : 2u)) l.fail("{} has {} values for {} spatial dims", what, v.size(), one_d ? 1 : 2);
+  std::vector<int64_t> out = one_d ? std::vector<int64_t>{fill, v.empty() ? fill : v[0]} : v.empty() ? std::vector<int64_t>{fill, fill} : v;
+  for (int64_t x : out) l.bounded(x, lo, what);
+  return out;
 }
 
 ValueId pad_asym(Lowering& l, ValueId x, Dims& d4, Pads2d& p, double value, bool force) {
@@ -89,11 +90,11 @@ void lower_conv(Lowering& l) {
   Dims w4 = s.one_d ? Dims{wd[0], wd[1], 1, wd[2]} : wd;
   if (s.one_d) w = l.view(w, w4);
   const int64_t group = l.attr_int("group", 1);
-  auto k = pair_of(l.attr_ints("kernel_shape"), s.one_d, 1);
+  auto k = pair_of(l, l.attr_ints("kernel_shape"), s.one_d, 1, 1, "kernel_shape");
   if (l.has_attr("kernel_shape") && (k[0] != w4[2] || k[1] != w4[3])) l.fail("kernel_shape disagrees with the weight {}", dims_str(wd));
   k = {w4[2], w4[3]};
-  auto st = pair_of(l.attr_ints("strides"), s.one_d, 1);
-  auto dl = pair_of(l.attr_ints("dilations"), s.one_d, 1);
+  auto st = pair_of(l, l.attr_ints("strides"), s.one_d, 1, 1, "strides");
+  auto dl = pair_of(l, l.attr_ints("dilations"), s.one_d, 1, 1, "dilations");
   std::vector<int64_t> ksp = s.one_d ? std::vector<int64_t>{k[1]} : k;
   std::vector<int64_t> ssp = s.one_d ? std::vector<int64_t>{st[1]} : st;
   std::vector<int64_t> dsp = s.one_d ? std::vector<int64_t>{dl[1]} : dl;
@@ -113,11 +114,11 @@ void lower_conv(Lowering& l) {
     return;
   }
   // ConvTranspose: full output (no padding), then crop the pads (asymmetric allowed) or fit output_shape.
-  auto opad = pair_of(l.attr_ints("output_padding"), s.one_d, 0);
+  auto opad = pair_of(l, l.attr_ints("output_padding"), s.one_d, 0, 0, "output_padding");
   const int64_t FH = (s.d4[2] - 1) * st[0] + dl[0] * (k[0] - 1) + 1, FW = (s.d4[3] - 1) * st[1] + dl[1] * (k[1] - 1) + 1;
   int64_t OH = FH + opad[0] - p.t - p.b, OW = FW + opad[1] - p.l - p.r;
   if (l.has_attr("output_shape")) {
-    auto os = pair_of(l.attr_ints("output_shape"), s.one_d, 1);
+    auto os = pair_of(l, l.attr_ints("output_shape"), s.one_d, 1, 0, "output_shape");
     if (os.size() != 2) l.fail("output_shape must have one value per spatial dim");
     // ONNX: total padding = stride*(in-1) + output_padding + ((k-1)*d+1) - out; SAME_UPPER-style split unless auto_pad says lower.
     const bool lower = l.attr_str("auto_pad", "NOTSET") == "SAME_LOWER";
@@ -183,7 +184,6 @@ void lower_instance_norm(Lowering& l) {
 
 void lower_layer_norm(Lowering& l) {
   l.known_attrs({"axis", "epsilon", "stash_type"});
-  if (l.wants(1) || l.wants(2)) l.unsupported("the Mean and InvStdDev outputs are not supported");
   const Dims& x = l.dims(0);
   const int64_t ax = l.axis(l.attr_int("axis", -1), x.size());
   const Dims ns(x.begin() + ax, x.end());
@@ -198,9 +198,33 @@ void lower_layer_norm(Lowering& l) {
     for (size_t k = 0; k < v.size(); ++k) v[k] = float(h.at(size_t(int64_t(k) % n)));
     return l.constant_f32(l.label(i == 1 ? "scale" : "bias"), ns, v);
   };
-  ValueId y = l.emit("aten.native_layer_norm.default",
-                     {l.gpu(0), l.g.int_list(ns), param(1), param(2), l.g.real(l.attr_float("epsilon", 1e-5f))}, x);
+  const float eps = l.attr_float("epsilon", 1e-5f);
+  ValueId xi = l.gpu(0);
+  ValueId y = l.emit("aten.native_layer_norm.default", {xi, l.g.int_list(ns), param(1), param(2), l.g.real(eps)}, x);
   l.set_gpu(0, y, x);
+  if (!l.wants(1) && !l.wants(2)) return;
+  // Mean and InvStdDev (x's dims with the normalized dims 1): mean, then 1 / sqrt(mean((x - mean)^2) + eps).
+  Dims sd = x;
+  ValueId mean = xi;
+  for (size_t k = size_t(ax); k < x.size(); ++k) {
+    sd[k] = 1;
+    mean = l.emit("wgrt.reduce_axis.default", {mean, l.g.int_value(int64_t(k)), l.g.string("mean")}, sd, "mean");
+  }
+  l.set_gpu(1, mean, sd);
+  if (!l.wants(2)) return;
+  ValueId d = l.emit("aten.sub.Tensor", {xi, mean, l.g.real(1.0)}, x, "centered");
+  ValueId var = d;
+  Dims vd = x;
+  for (size_t k = size_t(ax); k < x.size(); ++k) {
+    vd[k] = 1;
+    var = l.emit("wgrt.reduce_axis.default", {var, l.g.int_value(int64_t(k)), l.g.string(k == size_t(ax) ? "sum_square" : "sum")}, vd, "var");
+  }
+  ValueId inv_n = l.constant_f32(l.label("1/n"), {}, {float(1.0 / double(numel(ns)))});
+  var = l.emit("aten.mul.Tensor", {var, inv_n}, sd, "var");
+  ValueId e = l.constant_f32(l.label("eps"), {}, {eps});
+  var = l.emit("aten.add.Tensor", {var, e, l.g.real(1.0)}, sd, "var_eps");
+  var = l.emit("aten.sqrt.default", {var}, sd, "std");
+  l.set_gpu(2, l.emit("aten.reciprocal.default", {var}, sd, "inv_std"), sd);
 }
 
 void lower_pool(Lowering& l) {
@@ -212,9 +236,9 @@ void lower_pool(Lowering& l) {
   else l.known_attrs({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
   if (l.wants(1)) l.unsupported("the Indices output is not supported");
   Spatial s = spatial(l, 0);
-  std::vector<int64_t> k = global ? std::vector<int64_t>{s.d4[2], s.d4[3]} : pair_of(l.attr_ints("kernel_shape"), s.one_d, 1);
-  auto st = global ? k : pair_of(l.attr_ints("strides"), s.one_d, 1);
-  auto dl = global ? std::vector<int64_t>{1, 1} : pair_of(l.attr_ints("dilations"), s.one_d, 1);
+  std::vector<int64_t> k = global ? std::vector<int64_t>{s.d4[2], s.d4[3]} : pair_of(l, l.attr_ints("kernel_shape"), s.one_d, 1, 1, "kernel_shape");
+  auto st = global ? k : pair_of(l, l.attr_ints("strides"), s.one_d, 1, 1, "strides");
+  auto dl = global ? std::vector<int64_t>{1, 1} : pair_of(l, l.attr_ints("dilations"), s.one_d, 1, 1, "dilations");
   if (!global && !l.has_attr("kernel_shape")) l.fail("kernel_shape is required");
   Pads2d p{};
   if (!global) {

@@ -40,10 +40,15 @@ void lower_resize(Lowering& l) {
   Dims od = x;
   if (!scales.empty()) {
     if (scales.size() != 4) l.fail("scales has {} values for a 4-D input", scales.size());
-    for (size_t k = 0; k < 4; ++k) od[k] = int64_t(std::floor(double(x[k]) * scales[k]));
+    for (size_t k = 0; k < 4; ++k) {
+      const double v = std::floor(double(x[k]) * scales[k]);
+      if (!(scales[k] > 0) || !(v < double(int64_t(1) << 31))) l.fail("scale {} is not a positive size factor", scales[k]);
+      od[k] = int64_t(v);
+    }
   } else if (!sizes.empty()) {
     if (sizes.size() != 4) l.fail("sizes has {} values for a 4-D input", sizes.size());
     od = sizes;
+    for (int64_t v : od) l.bounded(v, 1, "size");
     scales = {double(od[0]) / double(x[0]), double(od[1]) / double(x[1]), double(od[2]) / double(x[2]), double(od[3]) / double(x[3])};
   } else {
     l.fail("one of scales and sizes must be given");
@@ -72,7 +77,11 @@ void lower_resize(Lowering& l) {
   }
   if (mode == "linear") {
     bool align = false;
-    if (coord == "align_corners") align = true;
+    if (coord == "align_corners") {
+      align = true;
+      if (sizes.empty() && (double(x[2]) * sh != double(od[2]) || double(x[3]) * sw != double(od[3])))
+        l.unsupported("align_corners with scales that give a fractional output size is not supported");
+    }
     else if (coord == "half_pixel" || (coord == "pytorch_half_pixel" && od[2] > 1 && od[3] > 1)) align = false;
     else if (coord == "half_pixel_v10") {
       l.unsupported("linear mode before opset 11 (asymmetric coordinates) is not supported");

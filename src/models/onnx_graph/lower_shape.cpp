@@ -13,7 +13,12 @@ namespace {
 
 // Sets output 0 to x reshaped to dims: a host reshape or a device view.
 void reshaped(Lowering& l, const Dims& dims) {
-  if (numel(dims) != numel(l.dims(0))) l.fail("cannot reshape {} to {}", dims_str(l.dims(0)), dims_str(dims));
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0 || (d > 0 && n > (int64_t(1) << 40) / d)) l.fail("cannot reshape {} to {}", dims_str(l.dims(0)), dims_str(dims));
+    n *= d;
+  }
+  if (n != numel(l.dims(0))) l.fail("cannot reshape {} to {}", dims_str(l.dims(0)), dims_str(dims));
   if (l.is_host(0)) {
     HostTensor h = l.host(0);
     h.dims = dims;
@@ -59,6 +64,7 @@ void lower_reshape(Lowering& l) {
     } else if (shape[k] < 0) {
       l.fail("shape {} has a negative dim", dims_str(shape));
     } else {
+      if (shape[k] > 0 && known > (int64_t(1) << 40) / shape[k]) l.fail("shape {} is too large", dims_str(shape));
       known *= shape[k];
     }
   }
@@ -169,16 +175,19 @@ struct SliceDim {
   int64_t start, step, size;
 };
 SliceDim slice_dim(int64_t dim, int64_t s, int64_t e, int64_t step) {
-  if (s < 0) s += dim;
-  if (e < 0) e += dim;
+  // Clamp first (starts/ends may be +-INT64_MAX), then count without overflow.
+  auto norm = [dim](int64_t v) { return v < 0 ? (v < -dim ? -dim - 1 : v) + dim : v; };
+  s = norm(s);
+  e = norm(e);
   if (step > 0) {
     s = std::clamp<int64_t>(s, 0, dim);
     e = std::clamp<int64_t>(e, 0, dim);
-    return {s, step, e > s ? (e - s + step - 1) / step : 0};
+    return {s, step, e > s ? (e - s - 1) / step + 1 : 0};
   }
   s = std::clamp<int64_t>(s, -1, dim - 1);
   e = std::clamp<int64_t>(e, -1, dim - 1);
-  return {s, step, s > e ? (s - e + (-step) - 1) / (-step) : 0};
+  const int64_t neg = step == INT64_MIN ? INT64_MAX : -step;
+  return {s, step, s > e ? (s - e - 1) / neg + 1 : 0};
 }
 
 void lower_slice(Lowering& l) {
@@ -298,7 +307,7 @@ void lower_split(Lowering& l) {
     Dims st(in.size(), 0), sp(in.size(), 1), od = in;
     st[size_t(ax)] = at;
     od[size_t(ax)] = sizes[k];
-    if (sizes[k] < 0 || at + sizes[k] > in[size_t(ax)]) l.fail("split sizes {} do not fit axis size {}", dims_str(sizes), in[size_t(ax)]);
+    if (sizes[k] < 0 || sizes[k] > in[size_t(ax)] - at) l.fail("split sizes {} do not fit axis size {}", dims_str(sizes), in[size_t(ax)]);
     if (l.is_host(0)) {
       l.set_host(k, host_slice(l.host(0), st, sp, od));
     } else {
@@ -328,6 +337,7 @@ void lower_pad(Lowering& l) {
   const Dims& in = l.dims(0);
   const size_t r = in.size();
   if (pads.size() != 2 * r) l.fail("pads has {} values for rank {}", pads.size(), r);
+  for (int64_t p : pads) l.bounded(p, -(int64_t(1) << 24), "pad");
   Dims od = in;
   std::vector<int64_t> tp;  // torch order: last dim first, (lo, hi) pairs
   for (size_t k = 0; k < r; ++k) od[k] += pads[k] + pads[k + r];
@@ -339,6 +349,7 @@ void lower_pad(Lowering& l) {
 void lower_constant_of_shape(Lowering& l) {
   l.known_attrs({"value"});
   const Dims dims = l.host(0).ints();
+  host_numel(dims);
   HostTensor v = host_floats(ElemType::Float, {1}, {0.0});
   if (l.has_attr("value")) v = host_from(*l.node->attrs.at("value").t);
   if (v.numel() != 1) l.fail("value must hold one element");
@@ -350,10 +361,12 @@ void lower_constant_of_shape(Lowering& l) {
 void lower_range(Lowering& l) {
   l.known_attrs({});
   const HostTensor &s = l.host(0), &e = l.host(1), &d = l.host(2);
+  if (s.numel() != 1 || e.numel() != 1 || d.numel() != 1) l.fail("start, limit and delta must be scalars");
   const double start = s.at(0), limit = e.at(0), delta = d.at(0);
   if (delta == 0) l.fail("delta must not be 0");
-  const int64_t n = std::max<int64_t>(int64_t(std::ceil((limit - start) / delta)), 0);
-  if (n > (int64_t(1) << 28)) l.fail("range of {} elements is too large", n);
+  const double count = std::ceil((limit - start) / delta);
+  if (!std::isfinite(count) || count > double(kMaxHostElems)) l.unsupported("a range of {} elements is not supported", count);
+  const int64_t n = std::max<int64_t>(int64_t(count), 0);
   HostTensor out;
   out.type = s.type;
   out.dims = {n};
@@ -371,6 +384,7 @@ void lower_tile(Lowering& l) {
   if (reps.size() != x.dims.size()) l.fail("repeats has {} values for rank {}", reps.size(), x.dims.size());
   HostTensor cur = x;
   for (size_t ax = 0; ax < reps.size(); ++ax) {
+    if (reps[ax] > (int64_t(1) << 16)) l.unsupported("repeats of {} are not supported", reps[ax]);
     std::vector<const HostTensor*> parts(size_t(std::max<int64_t>(reps[ax], 0)), &cur);
     if (parts.empty()) l.unsupported("zero repeats are not supported");
     cur = host_concat(parts, int64_t(ax));

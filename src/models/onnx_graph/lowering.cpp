@@ -21,6 +21,8 @@ bool Lowering::all_host() const {
 
 const HostTensor& Lowering::host(size_t i) const {
   const Val& v = in(i);
+  if (!v.host && v.graph_input)
+    throw NeedsHostInput(where() + fmt::format("input {} ('{}') must be known at compile time", i, printable(node->inputs[i])), node->inputs[i]);
   if (!v.host) unsupported("input {} ('{}') must be a constant (an initializer or computable at load time)", i, printable(node->inputs[i]));
   return *v.host;
 }
@@ -92,6 +94,7 @@ void Lowering::known_attrs(std::initializer_list<const char*> known) const {
 
 void Lowering::set_host(size_t o, HostTensor h) {
   if (!wants(o)) return;
+  host_numel(h.dims);
   Val v;
   v.type = h.type;
   v.dims = h.dims;
@@ -117,9 +120,22 @@ std::string Lowering::label(const std::string& suffix) const {
   return suffix.empty() ? base : base + "." + suffix;
 }
 
-ValueId Lowering::emit(const std::string& op, std::vector<ValueId> args, Dims dims, const std::string& suffix) {
-  for (int64_t d : dims)
+void Lowering::check_device_dims(const Dims& dims) const {
+  int64_t n = 1;
+  for (int64_t d : dims) {
     if (d <= 0) unsupported("an empty tensor ({}) on the device is not supported", dims_str(dims));
+    if (n > (int64_t(1) << 40) / d) unsupported("a tensor of dims {} is too large", dims_str(dims));
+    n *= d;
+  }
+}
+
+int64_t Lowering::bounded(int64_t v, int64_t lo, const char* what) const {
+  if (v < lo || v > (int64_t(1) << 24)) fail("{} {} is out of range (must be in [{}, 2^24])", what, v, lo);
+  return v;
+}
+
+ValueId Lowering::emit(const std::string& op, std::vector<ValueId> args, Dims dims, const std::string& suffix) {
+  check_device_dims(dims);
   ValueId out = g.tensor(DType::F32, dims, label(suffix));
   args.push_back(out);
   g.op(op, std::move(args), label(suffix));
@@ -137,8 +153,7 @@ ValueId Lowering::permute(ValueId x, const Dims& in_dims, const std::vector<int6
 }
 
 ValueId Lowering::constant_f32(const std::string& name, Dims dims, std::vector<float> v) {
-  for (int64_t d : dims)
-    if (d <= 0) unsupported("an empty constant '{}' ({}) on the device is not supported", printable(name), dims_str(dims));
+  check_device_dims(dims);
   return g.constant(name, DType::F32, dims, ConstantData::from_vector(std::move(v)));
 }
 

@@ -26,6 +26,15 @@ struct Val {
   Dims dims;
   std::optional<HostTensor> host;  // known at import time
   ValueId id = -1;                 // device tensor (for host values: once materialized)
+  bool graph_input = false;        // a model input (a device one may be re-bound as a host value)
+};
+
+// Thrown when a node needs the values of a float model input that is bound on the device: the caller
+// (OnnxModel) rebuilds with that input bound as a host value (its values then key the compiled graph).
+class NeedsHostInput : public Unsupported {
+ public:
+  NeedsHostInput(const std::string& msg, std::string input) : Unsupported(msg), input(std::move(input)) {}
+  std::string input;
 };
 
 class Lowering {
@@ -73,6 +82,10 @@ class Lowering {
   ValueId constant_f32(const std::string& name, Dims dims, std::vector<float> v);
   std::string label(const std::string& suffix = "") const;
 
+  // Device tensor dims: every dim >= 0 and at most 2^40 elements (else Unsupported naming the node).
+  void check_device_dims(const Dims& d) const;
+  // An attribute/constant int that sizes or steps a window: in [lo, 2^24], else fails naming it.
+  int64_t bounded(int64_t v, int64_t lo, const char* what) const;
   // Normalizes an axis in [-rank, rank) (fails naming the node otherwise).
   int64_t axis(int64_t a, size_t rank, const char* what = "axis") const;
 

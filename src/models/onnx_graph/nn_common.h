@@ -18,8 +18,9 @@ struct Spatial {
 Spatial spatial(Lowering& l, size_t xi);
 // Sets output 0 from a 4-D result (viewed back to 3-D for a 1-D input).
 void finish_spatial(Lowering& l, const Spatial& s, ValueId y, Dims d4);
-// An attribute list for (h, w): a 1-D list gets h = fill.
-std::vector<int64_t> pair_of(const std::vector<int64_t>& v, bool one_d, int64_t fill);
+// An attribute list for (h, w) (one value per spatial dim; absent: fill); a 1-D list gets h = fill. Every
+// value must be in [lo, 2^24].
+std::vector<int64_t> pair_of(const Lowering& l, const std::vector<int64_t>& v, bool one_d, int64_t fill, int64_t lo, const char* what);
 // The node's pads (attribute `pads`, or auto_pad) for spatial kernel/stride/dilation lists of one entry per
 // spatial dim of x (dims as given, rank 3 or 4).
 Pads2d resolve_pads(Lowering& l, const Dims& x, const std::vector<int64_t>& k, const std::vector<int64_t>& s,

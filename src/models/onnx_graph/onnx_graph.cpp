@@ -46,7 +46,7 @@ void check_operators(const Model& m) {
   for (const auto& n : m.nodes) rule_for(m, n);
 }
 
-BuiltGraph build_onnx_graph(const Model& m, const std::map<std::string, HostTensor>& inputs) {
+BuiltGraph build_onnx_graph(const Model& m, const std::map<std::string, HostTensor>& inputs, const std::set<std::string>& host_floats) {
   check_operators(m);
   BuiltGraph out;
   Lowering l(m, out.graph);
@@ -77,7 +77,8 @@ BuiltGraph build_onnx_graph(const Model& m, const std::map<std::string, HostTens
     Val v;
     v.type = vi.type;
     v.dims = given.dims;
-    if (vi.type == ElemType::Float) {
+    v.graph_input = true;
+    if (vi.type == ElemType::Float && !host_floats.count(vi.name)) {
       for (int64_t d : given.dims)
         if (d == 0) throw Unsupported(fmt::format("ONNX model input '{}': empty tensors ({}) are not supported", printable(vi.name), dims_str(given.dims)));
       p.id = v.id = out.graph.input(vi.name, DType::F32, given.dims);

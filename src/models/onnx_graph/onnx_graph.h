@@ -11,6 +11,7 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,9 +35,11 @@ struct BuiltGraph {
   std::vector<Port> outputs;  // model output order
 };
 
-// `inputs`: every model input by name: float inputs need only dims (data is bound at execute), non-float
-// inputs need their values (host). Throws as above.
-BuiltGraph build_onnx_graph(const Model& m, const std::map<std::string, HostTensor>& inputs);
+// `inputs`: every model input by name: float inputs need only dims (data is bound at execute), except those
+// named in `host_floats`, which (like every non-float input) need their values and are folded on the host.
+// Throws as above; NeedsHostInput (lowering.h) when a node needs the values of a device-bound float input.
+BuiltGraph build_onnx_graph(const Model& m, const std::map<std::string, HostTensor>& inputs,
+                            const std::set<std::string>& host_floats = {});
 
 // Refuses, before any input is known, a model with an operator (or opset) the importer has no rule for:
 // Unsupported naming the first such node, e.g. "ONNX node 'x' (LSTM): operator LSTM is not supported".

@@ -47,11 +47,13 @@ void build_binary(OpBuilder& b, const char* name, bool has_alpha) {
     r.set_dims(out, *shape);
     BinaryParams p{};
     p.n = uint32_t(numel(*shape));
-    p.rank = uint32_t(shape->size());
     p.alpha = alpha;
     auto sa = broadcast_strides(da, *shape), sb = broadcast_strides(db, *shape);
-    for (size_t k = 0; k < shape->size(); ++k) {
-      p.out_dims[k] = uint32_t((*shape)[k]);
+    Dims cd = *shape;
+    collapse_broadcast(cd, sa, sb);  // fewer dims: less index math per element
+    p.rank = uint32_t(cd.size());
+    for (size_t k = 0; k < cd.size(); ++k) {
+      p.out_dims[k] = uint32_t(cd[k]);
       p.a_strides[k] = sa[k];
       p.b_strides[k] = sb[k];
     }

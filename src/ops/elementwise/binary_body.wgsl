@@ -37,6 +37,17 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     out[i] = binary_op(a[i], b[i]);
     return;
   }
-  let c = unravel(i, p.out_dims, p.rank);
-  out[i] = binary_op(a[offset_of(c, p.a_strides, p.rank)], b[offset_of(c, p.b_strides, p.rank)]);
+  // Both offsets in one pass over the (host-collapsed) dims, innermost first, without a coordinate array.
+  var rem = i;
+  var oa = 0u;
+  var ob = 0u;
+  for (var d = i32(p.rank) - 1; d >= 0; d--) {
+    let k = u32(d);
+    let size = dim_at(p.out_dims, k);
+    let c = rem % size;
+    rem = rem / size;
+    oa += c * dim_at(p.a_strides, k);
+    ob += c * dim_at(p.b_strides, k);
+  }
+  out[i] = binary_op(a[oa], b[ob]);
 }

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of fuzz/fuzz_onnx.cpp and of the ONNX mutation test (tests/models/onnx_file_test.cpp):
+small ONNX models (python3-onnx helper API) covering the importer's paths: initializers and Constant nodes,
+symbolic dims, shape subgraphs folded on the host, conv/pool/norm, resize, matmul/softmax, reductions, slicing.
+Run: /usr/bin/python3 tests/golden/make_onnx_corpus.py tests/corpus/onnx"""
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(17)
+F = TensorProto.FLOAT
+
+
+def init(name, shape):
+    return numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+
+
+def save(name, nodes, inputs, outputs, inits=(), opset=13):
+    g = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], producer_name="wgrt-corpus")
+    with open(os.path.join(out, name + ".onnx"), "wb") as f:
+        f.write(m.SerializeToString())
+
+
+x4 = helper.make_tensor_value_info("x", F, ["N", 3, "H", "W"])
+y = helper.make_tensor_value_info("y", F, None)
+
+save("conv_bn_relu", [
+    helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], strides=[2, 2], group=1),
+    helper.make_node("BatchNormalization", ["c", "s", "bb", "m", "v"], ["n"], epsilon=1e-5),
+    helper.make_node("HardSigmoid", ["n"], ["h"], alpha=0.2, beta=0.5),
+    helper.make_node("Mul", ["n", "h"], ["r"]),
+    helper.make_node("GlobalAveragePool", ["r"], ["y"]),
+], [x4], [y], [init("w", (4, 3, 3, 3)), init("b", (4,)), init("s", (4,)), init("bb", (4,)), init("m", (4,)),
+              numpy_helper.from_array(np.abs(rng.standard_normal(4)).astype(np.float32) + 0.5, "v")], opset=11)
+
+save("shape_reshape", [
+    helper.make_node("Shape", ["x"], ["s"]),
+    helper.make_node("Constant", [], ["i0"], value=numpy_helper.from_array(np.array(0, np.int64))),
+    helper.make_node("Gather", ["s", "i0"], ["n"], axis=0),
+    helper.make_node("Unsqueeze", ["n"], ["nu"], axes=[0]),
+    helper.make_node("Constant", [], ["m1"], value_ints=[-1]),
+    helper.make_node("Concat", ["nu", "m1"], ["shape"], axis=0),
+    helper.make_node("Reshape", ["x", "shape"], ["r"]),
+    helper.make_node("Softmax", ["r"], ["y"], axis=1),
+], [x4], [y], opset=11)
+
+save("resize_transpose_convt", [
+    helper.make_node("Resize", ["x", "roi", "sc"], ["u"], mode="nearest", coordinate_transformation_mode="asymmetric",
+                     nearest_mode="floor"),
+    helper.make_node("ConvTranspose", ["u", "w"], ["t"], strides=[2, 2], kernel_shape=[2, 2]),
+    helper.make_node("Transpose", ["t"], ["y"], perm=[0, 2, 3, 1]),
+], [x4], [y], [numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
+               numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "sc"), init("w", (3, 2, 2, 2))], opset=11)
+
+xs = helper.make_tensor_value_info("x", F, [1, "T", 8])
+save("attention_layernorm", [
+    helper.make_node("MatMul", ["x", "wq"], ["q"]),
+    helper.make_node("Transpose", ["q"], ["qt"], perm=[0, 2, 1]),
+    helper.make_node("MatMul", ["q", "qt"], ["a"]),
+    helper.make_node("Softmax", ["a"], ["p"], axis=2),
+    helper.make_node("MatMul", ["p", "x"], ["o"]),
+    helper.make_node("ReduceMean", ["o"], ["mu"], axes=[-1]),
+    helper.make_node("Sub", ["o", "mu"], ["d"]),
+    helper.make_node("Pow", ["d", "two"], ["d2"]),
+    helper.make_node("ReduceMean", ["d2"], ["var"], axes=[-1]),
+    helper.make_node("Add", ["var", "eps"], ["ve"]),
+    helper.make_node("Sqrt", ["ve"], ["sd"]),
+    helper.make_node("Div", ["d", "sd"], ["y"]),
+], [xs], [y], [init("wq", (8, 8)), numpy_helper.from_array(np.array(2, np.float32), "two"),
+               numpy_helper.from_array(np.array(1e-5, np.float32), "eps")], opset=11)
+
+x2 = helper.make_tensor_value_info("x", F, [2, "L"])
+save("slice_split_pad_gemm", [
+    helper.make_node("Slice", ["x", "st", "en", "ax"], ["s"]),
+    helper.make_node("Split", ["s"], ["a", "b"], axis=1),
+    helper.make_node("Concat", ["b", "a"], ["c"], axis=1),
+    helper.make_node("Pad", ["c", "pads"], ["p"], mode="constant"),
+    helper.make_node("Gemm", ["p", "gw", "gb"], ["g"], transB=1, alpha=0.5),
+    helper.make_node("Clip", ["g", "lo", "hi"], ["y"]),
+], [x2], [y], [numpy_helper.from_array(np.array([0], np.int64), "st"), numpy_helper.from_array(np.array([4], np.int64), "en"),
+               numpy_helper.from_array(np.array([1], np.int64), "ax"),
+               numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads"), init("gw", (3, 6)), init("gb", (3,)),
+               numpy_helper.from_array(np.array(-1, np.float32), "lo"), numpy_helper.from_array(np.array(1, np.float32), "hi")])
+
+save("pool_reduce", [
+    helper.make_node("MaxPool", ["x"], ["m"], kernel_shape=[2, 2], strides=[2, 2]),
+    helper.make_node("AveragePool", ["m"], ["a"], kernel_shape=[3, 2], strides=[1, 1], pads=[1, 0, 1, 0], count_include_pad=0),
+    helper.make_node("ReduceSum", ["a", "axes"], ["r"], keepdims=0),
+    helper.make_node("Exp", ["r"], ["e"]),
+    helper.make_node("Erf", ["e"], ["y"]),
+], [x4], [y], [numpy_helper.from_array(np.array([1, 3], np.int64), "axes")])
