@@ -155,7 +155,7 @@ TEST(ReliabilityFiles, BlockCountBelowTheBlocksPresentIsAnError) {
   const std::string m = message_of([&] { (void)load_gguf_llama(GgufFile::from_bytes(bytes)); });
   EXPECT_NE(m.find("tensor 'blk.4."), std::string::npos) << m;
   EXPECT_NE(m.find("4 blocks"), std::string::npos) << m;
-  // Any other stray tensor too; rope_freqs (Llama 3) is the documented exception.
+  // Any other stray tensor too; rope_freqs (Llama 3 RoPE factors, one per rotated pair) is read, not stray.
   GgufWriter w;
   GgufFile g = GgufFile::from_bytes(test::synth_llama_gguf({}));
   for (const auto& [k, v] : g.metadata()) w.set(k, v);
@@ -164,9 +164,13 @@ TEST(ReliabilityFiles, BlockCountBelowTheBlocksPresentIsAnError) {
     w.add_tensor_raw(t.name, t.dims, uint32_t(t.type), std::vector<uint8_t>(d.begin(), d.end()));
   }
   std::vector<float> freqs(4, 1.0f);
-  GgufWriter w2 = w;
+  GgufWriter w2 = w, w3 = w;
   w.add_tensor_f32("rope_freqs.weight", {4}, freqs);
   EXPECT_NO_THROW((void)load_gguf_llama(GgufFile::from_bytes(w.to_bytes())));
+  std::vector<float> three(3, 1.0f);
+  w3.add_tensor_f32("rope_freqs.weight", {3}, three);  // head dim 8 has 4 pairs
+  const std::string m3 = message_of([&] { (void)load_gguf_llama(GgufFile::from_bytes(w3.to_bytes())); });
+  EXPECT_NE(m3.find("tensor 'rope_freqs' must be F32 [4]"), std::string::npos) << m3;
   w2.add_tensor_f32("mystery.weight", {4}, freqs);
   const std::string m2 = message_of([&] { (void)load_gguf_llama(GgufFile::from_bytes(w2.to_bytes())); });
   EXPECT_NE(m2.find("tensor 'mystery' is not part of a llama model"), std::string::npos) << m2;
