@@ -5,6 +5,7 @@
 #include <string>
 
 #include "commands.h"
+#include "webgpu/blob_cache.h"
 #include "webgpu/device.h"
 
 namespace wgrt::cli {
@@ -39,6 +40,8 @@ void add_info(CLI::App& app) {
     else
       fmt::print("  memory:        not reported (no AdapterPropertiesMemoryHeaps)\n");
     fmt::print("  features:      {}\n", dev->features_string());
+    fmt::print("  disk cache:    {}\n", dev->blob_cache() ? dev->blob_cache()->folder().string()
+                                                        : std::string("off (WGRT_CACHE_DIR=off or no home folder)"));
     fmt::print("Limits:\n");
     fmt::print("  maxComputeWorkgroupStorageSize:    {} bytes\n", l.maxComputeWorkgroupStorageSize);
     fmt::print("  maxComputeInvocationsPerWorkgroup: {}\n", l.maxComputeInvocationsPerWorkgroup);
