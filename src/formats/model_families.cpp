@@ -71,8 +71,9 @@ void read_family_config(const GgufFile& g, LlamaConfig& c, const std::string& ct
   c.sliding_window = int(n_swa);
   c.swa_layers.resize(size_t(c.n_layers));
   for (int l = 0; l < c.n_layers; ++l) c.swa_layers[size_t(l)] = uint32_t(l) % pattern < pattern - 1;
-  if (!g2) c.rope_theta_swa = positive_f32(g, a + "rope.freq_base_swa", 10000.0f, ctx);
-  else c.rope_theta_swa = positive_f32(g, a + "rope.freq_base_swa", c.rope_theta, ctx);
+  c.rope_theta_swa = positive_f32(g, a + "rope.freq_base_swa", g2 ? c.rope_theta : 10000.0f, ctx);
+  if (!(c.rope_theta_swa > 1.0f))
+    throw FormatError(ctx + ": " + a + "rope.freq_base_swa = " + std::to_string(c.rope_theta_swa) + " must be above 1");
 }
 
 void read_family_tensors(WeightSource& ws, const std::string& ctx) {
