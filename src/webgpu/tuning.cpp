@@ -55,6 +55,8 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
     t.gemm = *o.gemm;
   }
   if (o.max_binding_bytes && *o.max_binding_bytes < t.max_binding_bytes) t.max_binding_bytes = *o.max_binding_bytes;
+  if (o.submit_chunk) t.submit_chunk = *o.submit_chunk;
+  if (o.decode_pipeline) t.decode_pipeline = *o.decode_pipeline;
   return t;
 }
 
@@ -72,6 +74,9 @@ std::string Tuning::describe() const {
   s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes\n", gemv_max_rows, max_binding_bytes);
   s += fmt::format("split-KV decode attention from {} keys; prefill chunk {} tokens\n", sdpa_split_min_context,
                    prefill_chunk);
+  s += fmt::format("submit chunk: {}; decode pipeline: {}\n",
+                   submit_chunk ? fmt::format("{} dispatches", submit_chunk) : std::string("one submit per execute"),
+                   decode_pipeline ? "on" : "off");
   return s;
 }
 

@@ -25,6 +25,13 @@ for p in llama-3.2-1b qwen2.5-0.5b; do
     else for m in $modes; do echo "== wgrt $p pp128/tg128 --tg-mode $m round $r"; $N bench -m $M/$p.gguf -p 128 -n 128 -r 3 --tg-mode $m 2>&1 | tail -4; done; fi
   done
 done
+if [ -n "$modes" ]; then
+  for c in 25 50 100; do
+    echo "== wgrt llama-3.2-1b tg128 --tg-mode greedy, WGRT_SUBMIT_CHUNK=$c (submit every $c dispatches)"
+    WGRT_SUBMIT_CHUNK=$c $N bench -m $M/llama-3.2-1b.gguf -p 128 -n 128 -r 3 --tg-mode greedy 2>&1 | tail -1
+  done
+  echo "== wgrt llama-3.2-1b depth 2048 (p2048), pipelined"; $N bench -m $M/llama-3.2-1b.gguf -p 2048 -n 128 -r 2 --tg-mode pipelined 2>&1 | tail -2
+fi
 echo "== wgrt llama-3.2-1b decode profile (per-kernel GPU time, 32 tokens)"
 WGRT_TIMESTAMP_QUERY=1 $N generate -m $M/llama-3.2-1b.gguf -p "hello" -n 32 --profile 2>&1 >/dev/null | head -30
 xz -dc .devlibs/peers/llama-bench-vulkan.xz > /tmp/llama-bench && chmod +x /tmp/llama-bench
