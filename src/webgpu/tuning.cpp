@@ -40,6 +40,9 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // The int8 kernel measured 1.2-1.35x slower than the f32 one on lavapipe; on GPUs it is the fastest.
   t.q4_gemv = !f.cpu_adapter && f.packed_dot ? Q4GemvKernel::Int8 : Q4GemvKernel::Workgroup;
   t.max_binding_bytes = f.max_storage_binding;
+  // A CPU adapter runs its "GPU" work on the same cores that would record the next step: overlap only adds
+  // contention there (lavapipe measured slower pipelined, BENCHMARKS.md); on GPUs the CPU recording hides.
+  t.decode_pipeline = !f.cpu_adapter;
 
   if (o.q4_gemv) {
     // i8 and sg where the device cannot run them: the op falls back (i8 -> wg); sg without subgroups is ignored.

@@ -16,7 +16,8 @@
 //   Decode attention: split-KV from 512 keys of context. Encoder attention: 64 MiB of score scratch.
 //   Prefill chunk (tokens per prefill execute, when the caller gives none): 512.
 //   Submit chunk (dispatches per submit within one execute): 0 = one submit per execute, on every adapter.
-//   Decode pipeline (greedy generation keeps the token on the GPU and records step N+1 while step N runs): on.
+//   Decode pipeline (greedy generation keeps the token on the GPU and records step N+1 while step N runs): on
+//     GPUs; off on CPU adapters (the recording competes with the adapter's own threads for the same cores).
 // Environment overrides (tuning_env.cpp; README's table) replace single entries; a malformed value throws
 // InvalidArgument at Device creation. Tests and tools build or modify a Tuning and install it with
 // Device::set_tuning. Plain data: copyable, no locking (one thread drives a Device).
