@@ -258,14 +258,14 @@ class LlmImpl final : public Llm {
   std::unique_ptr<text::Tokenizer> tok_;
   SpecialTokens special_;
   std::vector<int32_t> cached_;  // the tokens whose keys/values the KV cache holds at positions 0..
+  std::unique_ptr<webgpu::Device> dev_;
+  std::unique_ptr<ExecutableGraph> exe_;
   struct Step {                  // a decode_submit step whose argmax is not taken yet
     int pos = 0;
     bool fed = false;            // its token came from the previous step's argmax on the GPU
     PendingRead read;
   };
-  std::deque<Step> steps_;
-  std::unique_ptr<webgpu::Device> dev_;
-  std::unique_ptr<ExecutableGraph> exe_;
+  std::deque<Step> steps_;  // after dev_ and exe_: destroyed before them (their staging buffers)
   ValueId tokens_ = -1, pos_ = -1, logits_ = -1, next_ = -1;
   int context_ = 0, max_prefill_ = 0;
   uint64_t weight_bytes_ = 0, file_weight_bytes_ = 0, widened_file_bytes_ = 0, widened_gpu_bytes_ = 0;

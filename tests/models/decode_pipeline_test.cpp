@@ -116,4 +116,9 @@ TEST(DecodePipeline, BadCallsAreClearErrorsAndTheLlmStaysUsable) {
   llm->decode_submit(1, 0);  // BOS at position 0: the model's first token is 403 (llama2.c run.c)
   EXPECT_EQ(llm->decode_take(), 403);
   EXPECT_EQ(run(*llm, "", 5).tokens.front(), 403);
+  // Steps left pending when the Llm goes away: their read-backs are released before the device (ASan run).
+  llm->decode_submit(1, 0);
+  llm->decode_submit(-1, 1);
+  EXPECT_EQ(llm->decode_pending(), 2);
+  llm.reset();
 }
