@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -112,7 +113,10 @@ struct EvalResult {
 // other. generate() and generate_tokens() take no lock of their own: they call eval() once per step, so two
 // threads generating on one Llm interleave step by step; each stays correct (eval reuses only the cached
 // prefix that matches its own sequence, re-prefilling after the other's tokens) but both run slower, so a
-// server runs one Llm per concurrent sequence or serializes them. tokenize(), detokenize(), token_piece(),
+// server runs one Llm per concurrent sequence or serializes them. Greedy generation with the GPU-resident
+// loop (decode_submit) is the exception: it holds exclusive() from its first decode step to its last, so
+// other threads' eval/forward/decode_*/generate calls wait until it ends (gpu_bytes() and the queries do not);
+// its on_text then runs with that lock held and must not call eval/forward/decode_* (tokenize etc. are fine). tokenize(), detokenize(), token_piece(),
 // special_tokens(), context(), vocab_size(), load_seconds() and description() only read immutable state.
 // on_text runs on the calling thread without the lock; EvalOptions::on_prefill runs with it held and must not
 // call back into the same Llm (deadlock). A ChatSession, and all the ChatSessions of one Llm (they share its
@@ -147,6 +151,23 @@ class Llm {
   // Low level: runs `tokens` at positions [pos, pos + n) and returns the logits of the last one. The cache
   // entries before pos are whatever earlier calls left there.
   virtual std::vector<float> forward(const std::vector<int32_t>& tokens, int pos) = 0;
+
+  // Low level, the GPU-resident greedy decode loop (generate_tokens uses it for greedy decoding unless the
+  // device's tuning turns decode_pipeline off; WGRT_DECODE_PIPELINE=0). decode_submit runs one token at
+  // position `pos` (0 <= pos < context()) and returns without waiting for the GPU: `token` >= 0 is the
+  // caller's; token == -1 takes, on the GPU, the argmax of the last step or eval that ran (no host round trip).
+  // Every step queues the read-back of its own argmax; decode_take waits for the oldest one and returns it
+  // (-1 when that step's logits held NaN or infinite values). So the CPU records step N+1 while the GPU runs
+  // step N. The KV-cache record that eval reuses follows as the tokens become known. decode_pending: steps
+  // submitted and not yet taken. Throws InvalidArgument (token outside the vocabulary, decode_take with none
+  // pending), LimitError (position outside the context), GpuError. Threads: as eval (one call at a time).
+  virtual void decode_submit(int32_t token, int pos) = 0;
+  virtual int32_t decode_take() = 0;
+  virtual int decode_pending() const = 0;
+  virtual bool decode_pipelined() const = 0;  // the device's Tuning::decode_pipeline
+  // Holds off the eval/forward/decode_* calls of other threads while the returned lock lives (recursive: the
+  // holder's own calls go through). A sequence of decode_submit/decode_take on a shared Llm is made under it.
+  virtual std::unique_lock<std::recursive_mutex> exclusive() = 0;
   virtual std::vector<int32_t> tokenize(std::string_view text, bool add_bos) const = 0;
   virtual std::string detokenize(const std::vector<int32_t>& ids) const = 0;
   // The bytes to print for token `id` after `prev` (-1 at the start): "" for control tokens, the leading space

@@ -33,6 +33,16 @@ struct NodeState {
   std::vector<int> scratch;  // indices into BuildState::scratch
   std::function<void(ResizeContext&)> resize;
   std::vector<Dims> build_dims;  // dims of tensor args at build (ops without resize hooks)
+  // What the resize hook last saw (live dims of the tensor args, symint values, versions of input args):
+  // execute() skips the hook while it is unchanged. Cleared when an execute fails.
+  std::vector<int64_t> resize_key;
+  bool resize_key_valid = false;
+};
+
+// A GPU copy into an input at the start of the next execute (ExecutableGraph::feed_input).
+struct InputFeed {
+  WGPUBuffer src = nullptr, dst = nullptr;
+  uint64_t bytes = 0;
 };
 
 struct UniformBlock {
@@ -66,8 +76,11 @@ class BuildState {
   std::vector<int> tensor_buffer;
   std::vector<int> scratch_buffer;
   webgpu::Buffer uniform_arena;
-  std::map<ValueId, std::vector<int32_t>> input_host;
-  std::map<ValueId, ValueId> alias_of;  // view output -> the tensor whose buffer it shares (OpBuilder::alias)  // host copies of i32 inputs (select_as_symint)
+  std::map<ValueId, std::vector<int32_t>> input_host;  // host copies of i32 inputs (select_as_symint)
+  std::map<ValueId, ValueId> alias_of;  // view output -> the tensor whose buffer it shares (OpBuilder::alias)
+  std::vector<uint64_t> input_version;  // per value id: bumped by every set_input / feed_input of that input
+  std::vector<InputFeed> feeds;         // consumed by the next execute
+  std::shared_ptr<std::vector<webgpu::Buffer>> read_pool = std::make_shared<std::vector<webgpu::Buffer>>();
   std::unique_ptr<Profiler> profiler;
   MemoryStats stats;
 

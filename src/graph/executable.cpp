@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <variant>
 
 #include "graph/build_state.h"
 #include "graph/op_registry.h"
@@ -35,29 +36,54 @@ void resize_node(BuildState& s, size_t i) {
     }
 }
 
-struct LiveSnapshot {
-  std::vector<Dims> dims;
-  std::vector<int64_t> syms;
-  bool operator==(const LiveSnapshot&) const = default;
-};
-
-LiveSnapshot snapshot(const Graph& g) {
-  LiveSnapshot s;
-  for (const Value& v : g.values()) {
-    if (auto* t = std::get_if<TensorValue>(&v)) s.dims.push_back(t->dims);
-    if (auto* x = std::get_if<SymIntValue>(&v)) s.syms.push_back(x->value);
+// What node i's resize hook reads: rank and live dims of its tensor args (and of tensors in list args), the
+// versions of its input args (their host data may have changed), its symint values.
+void resize_key(const BuildState& s, size_t i, std::vector<int64_t>& key) {
+  key.clear();
+  const auto& values = s.graph.values();
+  auto add = [&](ValueId a) {
+    const Value& v = values[size_t(a)];
+    if (auto* t = std::get_if<TensorValue>(&v)) {
+      key.push_back(int64_t(t->dims.size()));
+      key.insert(key.end(), t->dims.begin(), t->dims.end());
+      if (t->role == TensorRole::Input) key.push_back(int64_t(s.input_version[size_t(a)]));
+    } else if (auto* x = std::get_if<SymIntValue>(&v)) {
+      key.push_back(x->value);
+    }
+  };
+  for (ValueId a : s.graph.nodes()[i].args) {
+    if (auto* vl = std::get_if<ValueList>(&values[size_t(a)]))
+      for (ValueId m : vl->ids) add(m);
+    add(a);
   }
-  return s;
 }
 
+// Runs the resize hooks whose inputs changed, in node order, until a pass runs none.
 void propagate(BuildState& s) {
-  LiveSnapshot before = snapshot(s.graph);
-  for (int pass = 0; pass < 4; ++pass) {
-    for (size_t i = 0; i < s.nodes.size(); ++i) resize_node(s, i);
-    LiveSnapshot after = snapshot(s.graph);
-    if (after == before) return;
-    before = std::move(after);
+  std::vector<int64_t> key;
+  try {
+    for (int pass = 0; pass < 4; ++pass) {
+      bool ran = false;
+      for (size_t i = 0; i < s.nodes.size(); ++i) {
+        NodeState& ns = s.nodes[i];
+        if (!ns.resize) {
+          resize_node(s, i);  // only checks the build-time dims
+          continue;
+        }
+        resize_key(s, i, key);
+        if (ns.resize_key_valid && key == ns.resize_key) continue;
+        resize_node(s, i);
+        resize_key(s, i, ns.resize_key);  // after the hook: its outputs' new dims are part of what it last saw
+        ns.resize_key_valid = true;
+        ran = true;
+      }
+      if (!ran) return;
+    }
+  } catch (...) {
+    for (NodeState& ns : s.nodes) ns.resize_key_valid = false;  // the next execute recomputes every shape
+    throw;
   }
+  for (NodeState& ns : s.nodes) ns.resize_key_valid = false;
   throw InvalidArgument("resize propagation did not reach a fixed point in 4 passes (a cycle between resize hooks?)");
 }
 
@@ -232,6 +258,7 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::build(Graph graph, webgpu::Dev
     if (auto* t = std::get_if<TensorValue>(&v); t && t->infer_dims)
       throw InvalidArgument(fmt::format("tensor '{}' has inferred dims but no op produces it", t->name));
   plan_and_allocate(*s);
+  s->input_version.assign(s->graph.values().size(), 0);
   s->uniform_arena = webgpu::Buffer(dev, std::max<size_t>(s->uniform_host.size(), 16), webgpu::BufferKind::Uniform, "uniform arena");
   make_bind_groups(*s);
   if (const char* e = std::getenv("WGRT_TIMESTAMP_QUERY"); e && std::string(e) == "1") s->profiler = std::make_unique<Profiler>(dev);
@@ -240,50 +267,6 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::build(Graph graph, webgpu::Dev
 
 ExecutableGraph::ExecutableGraph(std::unique_ptr<BuildState> s) : s_(std::move(s)) {}
 ExecutableGraph::~ExecutableGraph() = default;
-
-void ExecutableGraph::write_input(ValueId id, const Dims& dims, const void* data, size_t bytes, std::vector<int32_t> host) {
-  TensorValue& t = s_->graph.tensor_at(id);
-  if (t.role != TensorRole::Input) throw InvalidArgument(fmt::format("tensor '{}' is not a graph input", t.name));
-  if (dims.size() != t.max_dims.size())
-    throw InvalidArgument(fmt::format("input '{}': rank {} given, the graph takes rank {} (max dims {})", t.name,
-                                      dims.size(), t.max_dims.size(), dims_str(t.max_dims)));
-  for (size_t k = 0; k < dims.size(); ++k)
-    if (dims[k] < 0 || dims[k] > t.max_dims[k])
-      throw LimitError(fmt::format("input '{}': dims {} exceed the max dims {} the graph was built for", t.name,
-                                   dims_str(dims), dims_str(t.max_dims)));
-  Dims old = t.dims;
-  t.dims = dims;
-  if (bytes != t.live_bytes()) {
-    t.dims = old;
-    throw InvalidArgument(fmt::format("input '{}': {} bytes of data for {} {}", t.name, bytes, dtype_name(t.dtype), dims_str(dims)));
-  }
-  if (bytes) s_->buffers[size_t(s_->tensor_buffer[size_t(id)])].write(data, bytes);
-  if (t.dtype == DType::I32) s_->input_host[id] = std::move(host);
-}
-
-void ExecutableGraph::set_input(ValueId id, const Dims& dims, std::span<const float> data) {
-  const TensorValue& t = s_->graph.tensor_at(id);
-  if (t.dtype != DType::F32) throw InvalidArgument(fmt::format("input '{}' is {}, f32 data given", t.name, dtype_name(t.dtype)));
-  write_input(id, dims, data.data(), data.size_bytes(), {});
-}
-
-void ExecutableGraph::set_input(ValueId id, const Dims& dims, std::span<const int32_t> data) {
-  const TensorValue& t = s_->graph.tensor_at(id);
-  if (t.dtype != DType::I32) throw InvalidArgument(fmt::format("input '{}' is {}, int32 data given", t.name, dtype_name(t.dtype)));
-  write_input(id, dims, data.data(), data.size_bytes(), std::vector<int32_t>(data.begin(), data.end()));
-}
-
-void ExecutableGraph::set_input(ValueId id, const Dims& dims, std::span<const int64_t> data) {
-  const TensorValue& t = s_->graph.tensor_at(id);
-  if (t.dtype != DType::I32) throw InvalidArgument(fmt::format("input '{}' is {}, int64 data given", t.name, dtype_name(t.dtype)));
-  std::vector<int32_t> narrow(data.size());
-  for (size_t i = 0; i < data.size(); ++i) {
-    if (data[i] < std::numeric_limits<int32_t>::min() || data[i] > std::numeric_limits<int32_t>::max())
-      throw InvalidArgument(fmt::format("input '{}': element {} = {} does not fit in int32", t.name, i, data[i]));
-    narrow[i] = int32_t(data[i]);
-  }
-  write_input(id, dims, narrow.data(), narrow.size() * 4, narrow);
-}
 
 void ExecutableGraph::execute() {
   BuildState& s = *s_;
@@ -294,15 +277,23 @@ void ExecutableGraph::execute() {
     s.uniform_dirty = false;
   }
   std::vector<size_t> active;
+  active.reserve(s.dispatches.size());
   for (size_t i = 0; i < s.dispatches.size(); ++i) {
     const DispatchRecord& d = s.dispatches[i];
     if (d.active && d.grid.x && d.grid.y && d.grid.z) active.push_back(i);
   }
   webgpu::CommandEncoderHandle enc(wgpuDeviceCreateCommandEncoder(s.dev.get(), nullptr));
+  for (const InputFeed& f : s.feeds) wgpuCommandEncoderCopyBufferToBuffer(enc.get(), f.src, 0, f.dst, 0, f.bytes);
+  s.feeds.clear();
   auto record = [&](WGPUComputePassEncoder pass, const DispatchRecord& d) {
     wgpuComputePassEncoderSetPipeline(pass, d.pipeline->pipeline.get());
     wgpuComputePassEncoderSetBindGroup(pass, 0, d.bind_group.get(), 0, nullptr);
     wgpuComputePassEncoderDispatchWorkgroups(pass, d.grid.x, d.grid.y, d.grid.z);
+  };
+  auto submit = [&] {
+    webgpu::CommandBufferHandle cmd(wgpuCommandEncoderFinish(enc.get(), nullptr));
+    WGPUCommandBuffer c = cmd.get();
+    wgpuQueueSubmit(s.dev.queue(), 1, &c);
   };
   if (s.profiler) {
     s.profiler->begin(active.size());
@@ -315,14 +306,19 @@ void ExecutableGraph::execute() {
       wgpuComputePassEncoderEnd(pass.get());
     }
     s.profiler->resolve(enc.get());
+    submit();
   } else {
-    webgpu::ComputePassHandle pass(wgpuCommandEncoderBeginComputePass(enc.get(), nullptr));
-    for (size_t i : active) record(pass.get(), s.dispatches[i]);
-    wgpuComputePassEncoderEnd(pass.get());
+    // One pass per chunk of submit_chunk dispatches (0: all), each chunk submitted as soon as it is recorded.
+    const size_t chunk = s.dev.tuning().submit_chunk ? s.dev.tuning().submit_chunk : std::max<size_t>(active.size(), 1);
+    for (size_t at = 0; at < active.size() || at == 0; at += chunk) {
+      if (at > 0) enc.reset(wgpuDeviceCreateCommandEncoder(s.dev.get(), nullptr));
+      webgpu::ComputePassHandle pass(wgpuCommandEncoderBeginComputePass(enc.get(), nullptr));
+      for (size_t k = at; k < std::min(active.size(), at + chunk); ++k) record(pass.get(), s.dispatches[active[k]]);
+      wgpuComputePassEncoderEnd(pass.get());
+      submit();
+      if (active.empty()) break;
+    }
   }
-  webgpu::CommandBufferHandle cmd(wgpuCommandEncoderFinish(enc.get(), nullptr));
-  WGPUCommandBuffer c = cmd.get();
-  wgpuQueueSubmit(s.dev.queue(), 1, &c);
   s.dev.check_errors();
   if (s.profiler) {
     std::vector<std::string> names, kernels;
@@ -336,22 +332,6 @@ void ExecutableGraph::execute() {
     }
     s.profiler->collect(names, kernels, layers);
   }
-}
-
-std::vector<float> ExecutableGraph::read_f32(ValueId id) const {
-  const TensorValue& t = s_->graph.tensor_at(id);
-  if (t.dtype != DType::F32) throw InvalidArgument(fmt::format("tensor '{}' is {}, not f32", t.name, dtype_name(t.dtype)));
-  std::vector<float> v(size_t(numel(t.dims)));
-  if (!v.empty()) webgpu::read_buffer(s_->dev, s_->buffers[size_t(s_->tensor_buffer[size_t(id)])].get(), 0, v.data(), v.size() * 4);
-  return v;
-}
-
-std::vector<int32_t> ExecutableGraph::read_i32(ValueId id) const {
-  const TensorValue& t = s_->graph.tensor_at(id);
-  if (t.dtype != DType::I32) throw InvalidArgument(fmt::format("tensor '{}' is {}, not i32", t.name, dtype_name(t.dtype)));
-  std::vector<int32_t> v(size_t(numel(t.dims)));
-  if (!v.empty()) webgpu::read_buffer(s_->dev, s_->buffers[size_t(s_->tensor_buffer[size_t(id)])].get(), 0, v.data(), v.size() * 4);
-  return v;
 }
 
 const Dims& ExecutableGraph::dims(ValueId id) const { return s_->graph.tensor_at(id).dims; }

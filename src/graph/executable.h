@@ -10,9 +10,14 @@
 //   - creates pipelines (cached), one uniform arena for all parameter blocks, and every bind group.
 // execute():
 //   - SymInts and live dims are recomputed by the resize hooks in node order, repeated until nothing changes
-//     (a bounded fix-point: at most 4 passes); an op without a resize hook whose input dims differ from its
-//     build-time dims is an error naming the op;
-//   - all dispatches are recorded into one command encoder in graph order and submitted once. Ordering:
+//     (a bounded fix-point: at most 4 passes); a node's hook runs only when what it reads changed since its
+//     last run (live dims of its tensor args, its symint values, a new set_input of an input arg), so a decode
+//     step re-runs only the hooks that depend on the position; an op without a resize hook whose input dims
+//     differ from its build-time dims is an error naming the op;
+//   - pending input feeds (feed_input) are copied on the GPU first, then all dispatches are recorded in graph
+//     order into one compute pass and submitted; with Tuning::submit_chunk > 0 the pass is cut every that many
+//     dispatches and each chunk submitted as soon as it is recorded (the GPU starts while the CPU still
+//     records). Ordering:
 //     WebGPU makes each dispatch its own usage scope, so a dispatch sees the storage writes of every earlier
 //     dispatch in the same pass (Dawn inserts the barriers); tests/core/graph_test.cpp checks a chain of 32
 //     dependent dispatches. With profiling on, each dispatch gets its own pass (for timestamps).
@@ -33,6 +38,26 @@ namespace wgrt {
 
 class BuildState;
 class OpRegistry;
+
+// A read-back in flight (ExecutableGraph::read_i32_async): the copy is queued behind every execute submitted
+// before it, so it sees that execute's result even if later executes overwrite the tensor. Move-only; wait()
+// once. Must not outlive the graph's device. Called from the thread that drives the device.
+class PendingRead {
+ public:
+  PendingRead() = default;
+  PendingRead(PendingRead&&) noexcept;
+  PendingRead& operator=(PendingRead&&) noexcept;
+  ~PendingRead();
+  // Waits for the GPU and returns the tensor's contents as of the read's submission. Throws GpuError (device
+  // lost, wait timed out) or InvalidArgument (no read pending).
+  std::vector<int32_t> wait();
+  bool valid() const { return bool(state_); }
+
+ private:
+  friend class ExecutableGraph;
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 struct MemoryStats {
   uint64_t constant_bytes = 0;    // weights
@@ -62,8 +87,19 @@ class ExecutableGraph {
   void set_input(ValueId id, const Dims& dims, std::span<const int32_t> data);
   void set_input(ValueId id, const Dims& dims, std::span<const int64_t> data);
 
-  // Runs the graph: resize, encode, one submit. Does not wait for the GPU (reads do).
+  // Makes the next execute() start by copying `source`'s live contents into input `input` on the GPU (no host
+  // round trip), with `input`'s live dims set to `dims` now: e.g. a decode step's argmax feeding the next
+  // step's token input. dtype and byte size must match; the input then has no host copy, so it must not be
+  // one a resize hook reads on the host (select_as_symint). Throws InvalidArgument / LimitError as set_input.
+  void feed_input(ValueId input, const Dims& dims, ValueId source);
+
+  // Runs the graph: resize, encode, submit (one submit, or one per Tuning::submit_chunk dispatches). Does not
+  // wait for the GPU (reads do).
   void execute();
+
+  // Queues a copy of an i32 tensor's live contents (as left by the executes submitted so far) into a mappable
+  // buffer and starts mapping it; PendingRead::wait() returns it. Does not wait.
+  PendingRead read_i32_async(ValueId id) const;
 
   // Reads a tensor's live contents (waits for the GPU). For f32 / i32 tensors respectively.
   std::vector<float> read_f32(ValueId id) const;

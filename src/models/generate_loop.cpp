@@ -1,6 +1,8 @@
 // Llm::generate and Llm::generate_tokens (include/wgrt/llm.h): the decode loop over Llm::eval, shared by
-// `wgrt generate`, ChatSession and servers. Greedy decoding reads back one argmax per token; sampling reads
-// the logits and draws with text::Sampler. Text goes through Utf8Stream (whole characters) then StopMatcher
+// `wgrt generate`, ChatSession and servers. Greedy decoding runs the GPU-resident loop (Llm::decode_submit:
+// each step's argmax feeds the next step's token on the GPU, the CPU records step N+1 while step N runs and
+// reads the argmaxes back one step behind), or, with the tuning's decode_pipeline off, reads back one argmax
+// per token before the next step; sampling reads the logits and draws with text::Sampler. Text goes through Utf8Stream (whole characters) then StopMatcher
 // (stop strings across token boundaries) before on_text.
 #include <fmt/format.h>
 
@@ -82,13 +84,15 @@ GenerateStats Llm::generate_tokens(std::vector<int32_t> seq, const GenerateOptio
   eo.reuse_cache = true;
   eo.on_prefill = nullptr;
   // A negative argmax or a non-finite logit: the model computed NaN/Inf (the sampler would refuse them too).
+  auto numeric_error = [&] {
+    return NumericError(fmt::format("the model produced NaN or infinite logits at generated token {} (position {}); "
+                                    "its weights may hold NaN/Inf values (wgrt generate --check-weights scans them)",
+                                    st.generated_tokens, seq.size() - 1));
+  };
   auto pick = [&](EvalResult& r) {
     const bool bad = sampler ? std::any_of(r.logits.begin(), r.logits.end(), [](float v) { return !std::isfinite(v); })
                              : r.argmax < 0;
-    if (bad)
-      throw NumericError(fmt::format("the model produced NaN or infinite logits at generated token {} (position {}); "
-                                     "its weights may hold NaN/Inf values (wgrt generate --check-weights scans them)",
-                                     st.generated_tokens, seq.size() - 1));
+    if (bad) throw numeric_error();
     return sampler ? sampler->sample(r.logits, seq) : r.argmax;
   };
   int32_t next = g.max_tokens != 0 ? pick(ev) : -1;
@@ -96,36 +100,67 @@ GenerateStats Llm::generate_tokens(std::vector<int32_t> seq, const GenerateOptio
   text::StopMatcher stops(g.stop);
   int32_t prev = seq.back();
   auto t1 = Clock::now();
-  for (int i = 0; g.max_tokens < 0 || i < g.max_tokens; ++i) {
+  // The i-th generated token: true when it is to be run for the next one (it is not the last).
+  auto accept = [&](int32_t tok, int i) {
     if (cancelled(g)) {
       st.stop_reason = "cancelled";
-      break;
+      return false;
     }
-    const int32_t tok = next;
     if (std::binary_search(ends.begin(), ends.end(), tok)) {
       st.stop_reason = "eos";
-      break;
+      return false;
     }
     st.tokens.push_back(tok);
     ++st.generated_tokens;
     emit(stops.push(utf8.push(token_piece(prev, tok))));
     if (stops.found()) {
       st.stop_reason = "stop";
-      break;
+      return false;
     }
     prev = tok;
-    if (i + 1 == g.max_tokens) break;
+    if (i + 1 == g.max_tokens) return false;
     if (int64_t(seq.size()) >= context()) {
       st.stop_reason = "context";
-      break;
+      return false;
     }
-    seq.push_back(tok);
-    ev = eval(seq, eo);
-    if (ev.cancelled) {  // seen before the token ran: no output to pick from
-      st.stop_reason = "cancelled";
-      break;
+    return true;
+  };
+  if (sampler || !decode_pipelined()) {
+    for (int i = 0; g.max_tokens < 0 || i < g.max_tokens; ++i) {
+      if (!accept(next, i)) break;
+      seq.push_back(next);
+      ev = eval(seq, eo);
+      if (ev.cancelled) {  // seen before the token ran: no output to pick from
+        st.stop_reason = "cancelled";
+        break;
+      }
+      next = pick(ev);
     }
-    next = pick(ev);
+  } else if (g.max_tokens != 0 && accept(next, 0)) {
+    // The GPU-resident loop: the step of token i is submitted (its token fed from step i-1's argmax on the
+    // GPU) before token i is read back, so the GPU runs it while the CPU waits, emits text and records the next.
+    std::unique_lock<std::recursive_mutex> session = exclusive();  // other threads' steps wait (llm.h)
+    struct Drain {  // leaves no step pending, also when a step or the text callback throws
+      Llm& llm;
+      ~Drain() {
+        while (llm.decode_pending() > 0) try {
+            llm.decode_take();
+          } catch (const Error&) {
+            break;
+          }
+      }
+    } drain{*this};
+    seq.push_back(next);
+    decode_submit(next, int(seq.size()) - 1);
+    for (int i = 1;; ++i) {
+      // Token i may run only if it is not the last one and a position is left (accept's last two rules).
+      const bool runs = (g.max_tokens < 0 || i + 1 < g.max_tokens) && int64_t(seq.size()) < context();
+      if (runs) decode_submit(-1, int(seq.size()));
+      const int32_t tok = decode_take();
+      if (tok < 0) throw numeric_error();
+      if (!accept(tok, i)) break;
+      seq.push_back(tok);
+    }
   }
   if (!stops.found()) {
     emit(stops.push(utf8.flush()));

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <mutex>
 
@@ -115,12 +116,14 @@ class LlmImpl final : public Llm {
   }
 
   std::vector<float> forward(const std::vector<int32_t>& tokens, int pos) override {
+    std::lock_guard<std::recursive_mutex> session(session_mu_);
     std::lock_guard<std::mutex> lock(mu_);
     run(tokens, pos);
     return exe_->read_f32(logits_);
   }
 
   EvalResult eval(std::span<const int32_t> seq, const EvalOptions& o) override {
+    std::lock_guard<std::recursive_mutex> session(session_mu_);
     std::lock_guard<std::mutex> lock(mu_);
     if (seq.empty()) throw InvalidArgument("eval: empty token sequence");
     if (int64_t(seq.size()) > context_)
@@ -152,6 +155,59 @@ class LlmImpl final : public Llm {
       r.argmax = exe_->read_i32(next_).at(0);  // wgrt.argmax_checked: -1 when a logit is NaN or infinite
     }
     return r;
+  }
+
+  void decode_submit(int32_t token, int pos) override {
+    std::lock_guard<std::recursive_mutex> session(session_mu_);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (pos < 0 || pos >= context_)
+      throw LimitError(fmt::format("decode position {} is outside the context of {} tokens", pos, context_));
+    if (token < -1 || token >= vocab_size())
+      throw InvalidArgument(fmt::format("token id {} outside the vocabulary [0, {})", token, vocab_size()));
+    try {
+      std::vector<int32_t> p = {pos};
+      if (token >= 0) {
+        exe_->set_input(tokens_, {1, 1}, std::span<const int32_t>(&token, 1));
+      } else {
+        exe_->feed_input(tokens_, {1, 1}, next_);
+      }
+      exe_->set_input(pos_, {1}, std::span<const int32_t>(p));
+      if (cached_.size() > size_t(pos)) cached_.resize(size_t(pos));
+      if (token >= 0 && cached_.size() == size_t(pos)) cached_.push_back(token);
+      exe_->execute();
+      steps_.push_back({pos, token < 0, exe_->read_i32_async(next_)});
+    } catch (...) {
+      steps_.clear();
+      throw;
+    }
+  }
+
+  int32_t decode_take() override {
+    std::lock_guard<std::recursive_mutex> session(session_mu_);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (steps_.empty()) throw InvalidArgument("decode_take: no decode step pending");
+    Step st = std::move(steps_.front());
+    steps_.pop_front();
+    int32_t t;
+    try {
+      t = st.read.wait().at(0);
+    } catch (...) {
+      steps_.clear();
+      throw;
+    }
+    // The step after this one ran t (fed on the GPU): the cache record can follow.
+    if (!steps_.empty() && steps_.front().fed && steps_.front().pos == st.pos + 1 && t >= 0 &&
+        cached_.size() == size_t(st.pos + 1))
+      cached_.push_back(t);
+    return t;
+  }
+
+  std::unique_lock<std::recursive_mutex> exclusive() override { return std::unique_lock<std::recursive_mutex>(session_mu_); }
+  bool decode_pipelined() const override { return dev_->tuning().decode_pipeline; }
+
+  int decode_pending() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return int(steps_.size());
   }
 
   std::vector<int32_t> tokenize(std::string_view text, bool add_bos) const override { return tok_->encode(text, add_bos); }
@@ -195,8 +251,10 @@ class LlmImpl final : public Llm {
  private:
   // Serializes every call that touches the device, the executable or the KV cache record (eval, forward,
   // profile and graph queries): one Llm is safe to share between threads, calls run one at a time (llm.h).
-  // generate/generate_tokens take no lock themselves: they call eval once per step.
+  // generate/generate_tokens call eval once per step; their GPU-resident greedy loop holds exclusive() throughout.
   mutable std::mutex mu_;
+  // Taken (before mu_) by eval, forward and decode_*; held by exclusive() across a GPU-resident decode loop.
+  std::recursive_mutex session_mu_;
   bool gguf_ = false;
   WeightSource weights_;
   std::unique_ptr<text::Tokenizer> tok_;
@@ -204,6 +262,12 @@ class LlmImpl final : public Llm {
   std::vector<int32_t> cached_;  // the tokens whose keys/values the KV cache holds at positions 0..
   std::unique_ptr<webgpu::Device> dev_;
   std::unique_ptr<ExecutableGraph> exe_;
+  struct Step {                  // a decode_submit step whose argmax is not taken yet
+    int pos = 0;
+    bool fed = false;            // its token came from the previous step's argmax on the GPU
+    PendingRead read;
+  };
+  std::deque<Step> steps_;  // after dev_ and exe_: destroyed before them (their staging buffers)
   ValueId tokens_ = -1, pos_ = -1, logits_ = -1, next_ = -1;
   int context_ = 0, max_prefill_ = 0;
   uint64_t weight_bytes_ = 0, file_weight_bytes_ = 0, widened_file_bytes_ = 0, widened_gpu_bytes_ = 0;

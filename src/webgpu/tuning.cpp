@@ -40,6 +40,9 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // The int8 kernel measured 1.2-1.35x slower than the f32 one on lavapipe; on GPUs it is the fastest.
   t.q4_gemv = !f.cpu_adapter && f.packed_dot ? Q4GemvKernel::Int8 : Q4GemvKernel::Workgroup;
   t.max_binding_bytes = f.max_storage_binding;
+  // A CPU adapter runs its "GPU" work on the same cores that would record the next step: overlap only adds
+  // contention there (lavapipe measured slower pipelined, BENCHMARKS.md); on GPUs the CPU recording hides.
+  t.decode_pipeline = !f.cpu_adapter;
 
   if (o.q4_gemv) {
     // i8 and sg where the device cannot run them: the op falls back (i8 -> wg); sg without subgroups is ignored.
@@ -55,6 +58,8 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
     t.gemm = *o.gemm;
   }
   if (o.max_binding_bytes && *o.max_binding_bytes < t.max_binding_bytes) t.max_binding_bytes = *o.max_binding_bytes;
+  if (o.submit_chunk) t.submit_chunk = *o.submit_chunk;
+  if (o.decode_pipeline) t.decode_pipeline = *o.decode_pipeline;
   return t;
 }
 
@@ -72,6 +77,9 @@ std::string Tuning::describe() const {
   s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes\n", gemv_max_rows, max_binding_bytes);
   s += fmt::format("split-KV decode attention from {} keys; prefill chunk {} tokens\n", sdpa_split_min_context,
                    prefill_chunk);
+  s += fmt::format("submit chunk: {}; decode pipeline: {}\n",
+                   submit_chunk ? fmt::format("{} dispatches", submit_chunk) : std::string("one submit per execute"),
+                   decode_pipeline ? "on" : "off");
   return s;
 }
 

@@ -15,6 +15,9 @@
 //     Tiled (gemm.wgsl).
 //   Decode attention: split-KV from 512 keys of context. Encoder attention: 64 MiB of score scratch.
 //   Prefill chunk (tokens per prefill execute, when the caller gives none): 512.
+//   Submit chunk (dispatches per submit within one execute): 0 = one submit per execute, on every adapter.
+//   Decode pipeline (greedy generation keeps the token on the GPU and records step N+1 while step N runs): on
+//     GPUs; off on CPU adapters (the recording competes with the adapter's own threads for the same cores).
 // Environment overrides (tuning_env.cpp; README's table) replace single entries; a malformed value throws
 // InvalidArgument at Device creation. Tests and tools build or modify a Tuning and install it with
 // Device::set_tuning. Plain data: copyable, no locking (one thread drives a Device).
@@ -67,6 +70,8 @@ struct TuningOverrides {
   std::optional<GemvQ4SgShape> gemv_q4_sg_shape;  // WGRT_GEMV_Q4_SG = RPT,BW,KS
   std::optional<GemmTuning> gemm;                 // WGRT_GEMM = tiled | cpu | cpu,RQ,WG
   std::optional<uint64_t> max_binding_bytes;      // WGRT_MAX_BINDING_BYTES = bytes (> 0)
+  std::optional<uint32_t> submit_chunk;           // WGRT_SUBMIT_CHUNK = dispatches per submit (0: one submit)
+  std::optional<bool> decode_pipeline;            // WGRT_DECODE_PIPELINE = 0 | 1
 };
 
 // Parses the tuning variables through `get` (name -> value or nullptr; std::getenv by default). Throws
@@ -92,6 +97,9 @@ struct Tuning {
   int64_t sdpa_encoder_split_min_keys = 1024;  // ... over Skv >= this many keys
   // ---- models ----
   int prefill_chunk = 512;  // default tokens per prefill execute (Llm::load; capped by the context)
+  // ---- graph runtime ----
+  uint32_t submit_chunk = 0;    // ExecutableGraph::execute submits every this many dispatches (0: once)
+  bool decode_pipeline = true;  // greedy generation runs the GPU-resident decode loop (generate_loop.cpp)
 
   // Shape tables by N (rows) and K. `kernel` is Workgroup or Int8.
   GemvQ4Shape gemv_q4_shape(Q4GemvKernel kernel, int64_t N) const;

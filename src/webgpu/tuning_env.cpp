@@ -94,6 +94,16 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     if (!l || (*l)[0] == 0) bad("WGRT_MAX_BINDING_BYTES", *v, "a whole number of bytes > 0");
     o.max_binding_bytes = (*l)[0];
   }
+  if (auto v = get("WGRT_SUBMIT_CHUNK")) {
+    auto l = parse_list(*v, 1, 1, 1u << 20);
+    if (!l) bad("WGRT_SUBMIT_CHUNK", *v, "a whole number of dispatches per submit (0: one submit per execute)");
+    o.submit_chunk = uint32_t((*l)[0]);
+  }
+  if (auto v = get("WGRT_DECODE_PIPELINE")) {
+    auto l = parse_list(*v, 1, 1, 1);
+    if (!l) bad("WGRT_DECODE_PIPELINE", *v, "0 or 1");
+    o.decode_pipeline = (*l)[0] == 1;
+  }
   return o;
 }
 

@@ -16,6 +16,7 @@ namespace wgrt::cli {
 namespace {
 struct BenchOpts {
   int prompt = 128, gen = 128, reps = 3;
+  std::string tg_mode = "logits";
 };
 std::string mean_sd(const std::vector<double>& v) {
   double m = 0, s = 0;
@@ -35,6 +36,10 @@ void add_bench(CLI::App& app) {
   cmd->add_option("-p,--n-prompt", b->prompt, "Prompt tokens for the prefill test")->check(count_check());
   cmd->add_option("-n,--n-gen", b->gen, "Tokens for the decode test")->check(count_check());
   cmd->add_option("-r,--repetitions", b->reps, "Repetitions of each test")->check(count_check());
+  cmd->add_option("--tg-mode", b->tg_mode,
+                  "Decode test: logits (read every token's logits back, as llama-bench's decode does), greedy (read "
+                  "the argmax back before the next step), pipelined (the GPU-resident greedy loop of generate)")
+      ->check(CLI::IsMember({"logits", "greedy", "pipelined"}));
   cmd->callback([o, b] {
     if (b->prompt < 1 || b->gen < 1 || b->reps < 1) throw InvalidArgument("-p, -n and -r must be at least 1");
     if (o->context == 0) o->context = b->prompt + b->gen + 1;
@@ -53,7 +58,22 @@ void add_bench(CLI::App& app) {
       llm->forward(prompt, 0);  // reads the logits back: the GPU work is finished
       pp.push_back(b->prompt / std::chrono::duration<double>(Clock::now() - t0).count());
       auto t1 = Clock::now();
-      for (int i = 0; i < b->gen; ++i) llm->forward({prompt[size_t(i) % prompt.size()]}, b->prompt + i);
+      if (b->tg_mode == "logits") {
+        for (int i = 0; i < b->gen; ++i) llm->forward({prompt[size_t(i) % prompt.size()]}, b->prompt + i);
+      } else if (b->tg_mode == "greedy") {
+        int32_t t = prompt.back();
+        for (int i = 0; i < b->gen; ++i) {
+          llm->decode_submit(t, b->prompt + i);
+          t = std::max(llm->decode_take(), 0);
+        }
+      } else {  // pipelined: step i+1 is submitted (its token fed on the GPU) before step i's argmax is read
+        llm->decode_submit(prompt.back(), b->prompt);
+        for (int i = 1; i < b->gen; ++i) {
+          llm->decode_submit(-1, b->prompt + i);
+          llm->decode_take();
+        }
+        llm->decode_take();
+      }
       tg.push_back(b->gen / std::chrono::duration<double>(Clock::now() - t1).count());
     }
     fmt::print("model: {}\n", llm->description());
