@@ -27,7 +27,7 @@ fi
 pkgs=(build-essential cmake ninja-build pkg-config git ca-certificates curl nodejs npm
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
       libpcre2-dev libicu-dev libvulkan1 vulkan-tools python3 python3-jinja2
-      clang libclang-rt-14-dev chromium-common)
+      clang libclang-rt-14-dev chromium-common libcpp-httplib-dev nginx-light)
 missing=()
 for p in "${pkgs[@]}"; do
   # Node.js may come from elsewhere (e.g. nodesource): any working npm will do.
