@@ -24,4 +24,5 @@ void add_synth(CLI::App& app);
 void add_chat(CLI::App& app);
 void add_template(CLI::App& app);
 void add_tokenize(CLI::App& app);
+void add_serve(CLI::App& app);
 }  // namespace wgrt::cli
