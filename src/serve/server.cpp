@@ -45,6 +45,12 @@ int run_server(const ServerOptions& o) {
   http.set_keep_alive_timeout(2);
   http.set_read_timeout(30);
   http.set_write_timeout(30);
+  // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, which would let a second server bind the same port
+  // and silently take half of the connections.
+  http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   install_routes(http, st);
   if (!http.bind_to_port(o.host, o.port)) {
     fmt::print(stderr, "wgrt: error: cannot listen on {}:{} (in use, or not an address of this host): pick another --port or --host\n",
