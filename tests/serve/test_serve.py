@@ -7,6 +7,8 @@
   faults    the bad-input list (400/401/404/405/413, prompt over the context, max_tokens clamp), 503 + Retry-After
             when the queue is full, a client disconnecting mid-stream frees its slot
   lifecycle /health 503 while loading, SIGTERM drains in-flight requests then exits 0, 503 during shutdown
+  nginx     deploy/run_local.sh: 2 instances behind nginx, 8 clients x 20 requests (streaming and not); one
+            instance killed mid-run loses only the requests it held, the survivor serves the rest
 Usage: test_serve.py --wgrt BUILD/wgrt --root REPO --chat-model FILE GROUP"""
 import argparse
 import json
@@ -356,6 +358,95 @@ class Lifecycle(unittest.TestCase):
             self.assertIn("wgrt: error: cannot listen on 127.0.0.1:", r.stderr)
         finally:
             self.assertEqual(a.stop(), 0)
+
+
+class Nginx(unittest.TestCase):
+    def test_two_instances_one_killed_mid_run(self):
+        import subprocess
+        from serve_util import free_port, Server as _S  # noqa: F401
+        import http.client
+        ports = []
+        while len(ports) < 3:
+            p = free_port()
+            if p not in ports:
+                ports.append(p)
+        run_dir = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"wgrt_nginx_{os.getpid()}")
+        script = os.path.join(ARGS.root, "deploy", "run_local.sh")
+        proc = subprocess.Popen(["bash", script, "--wgrt", ARGS.wgrt, "--ports", ",".join(map(str, ports)), "--run-dir", run_dir, "--",
+                                 *stories_args(), "--parallel", "4", "--queue", "16"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            line = ""
+            end = time.time() + 90
+            while time.time() < end and not line.startswith("ready:"):
+                line = proc.stdout.readline()
+                if not line and proc.poll() is not None:
+                    break
+            self.assertTrue(line.startswith("ready:"), line)
+
+            def call(body, stream, timeout=120):
+                c = http.client.HTTPConnection("127.0.0.1", ports[0], timeout=timeout)
+                try:
+                    c.request("POST", "/v1/completions", body=json.dumps(dict(body, stream=stream)), headers={"Content-Type": "application/json"})
+                    r = c.getresponse()
+                    raw = r.read().decode("utf-8", "replace")
+                    if r.status != 200:
+                        return r.status, None
+                    if stream:
+                        from serve_util import parse_sse
+                        events, done = parse_sse(raw)
+                        return (200, stream_text(events, False)) if done else (-1, None)
+                    return 200, json.loads(raw)["choices"][0]["text"]
+                except (OSError, http.client.HTTPException, AssertionError, ValueError):
+                    return -1, None  # cut off
+                finally:
+                    c.close()
+            prompts = ["Once upon a time", "The cat", "Lily went", "A big dog"]
+            body = lambda i: {"prompt": prompts[i % 4], "max_tokens": 12, "temperature": 0}
+            golden = [call(body(i), False)[1] for i in range(4)]
+            self.assertTrue(all(golden))
+            records = []  # (start, end, status, ok)
+            lock = threading.Lock()
+            kill_at = [None]
+
+            def client(k):
+                for j in range(20):
+                    i = k * 20 + j
+                    t0 = time.time()
+                    st, text = call(body(i), stream=(i % 2 == 0))
+                    with lock:
+                        records.append((t0, time.time(), st, st == 200 and text == golden[i % 4]))
+            ts = [threading.Thread(target=client, args=(k,)) for k in range(8)]
+            t_start = time.time()
+            for t in ts:
+                t.start()
+            while time.time() - t_start < 120:
+                with lock:
+                    if len(records) >= 40:
+                        break
+                time.sleep(0.01)
+            with open(os.path.join(run_dir, "instance-1.pid")) as f:
+                victim = int(f.read())
+            kill_at[0] = time.time()
+            os.kill(victim, signal.SIGKILL)  # a crash: no drain
+            for t in ts:
+                t.join(240)
+            self.assertEqual(len(records), 160)
+            failed = [r for r in records if not r[3]]
+            print(f"nginx run: {len(records)} requests, {len(failed)} lost with the killed instance, {time.time() - t_start:.1f} s")
+            # Every answer that came back is complete and right; the lost ones were all in flight at the kill
+            # (started before it), at most one per client.
+            self.assertTrue(all(r[2] in (200, 502, -1) for r in records))
+            self.assertTrue(all(r[0] <= kill_at[0] <= r[1] for r in failed), (kill_at[0], failed))
+            self.assertLessEqual(len(failed), 8)
+            self.assertTrue(any(r[3] and r[0] > kill_at[0] for r in records))
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+        self.assertEqual(proc.returncode, 0)
 
 
 if __name__ == "__main__":
