@@ -55,6 +55,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
     t.gemm = *o.gemm;
   }
   if (o.max_binding_bytes && *o.max_binding_bytes < t.max_binding_bytes) t.max_binding_bytes = *o.max_binding_bytes;
+  if (o.gemv_max_rows) t.gemv_max_rows = *o.gemv_max_rows;
   return t;
 }
 

@@ -67,6 +67,7 @@ struct TuningOverrides {
   std::optional<GemvQ4SgShape> gemv_q4_sg_shape;  // WGRT_GEMV_Q4_SG = RPT,BW,KS
   std::optional<GemmTuning> gemm;                 // WGRT_GEMM = tiled | cpu | cpu,RQ,WG
   std::optional<uint64_t> max_binding_bytes;      // WGRT_MAX_BINDING_BYTES = bytes (> 0)
+  std::optional<int64_t> gemv_max_rows;           // WGRT_GEMV_MAX_ROWS = 0..8 (rows above take the GEMM)
 };
 
 // Parses the tuning variables through `get` (name -> value or nullptr; std::getenv by default). Throws

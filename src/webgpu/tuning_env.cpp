@@ -94,6 +94,11 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     if (!l || (*l)[0] == 0) bad("WGRT_MAX_BINDING_BYTES", *v, "a whole number of bytes > 0");
     o.max_binding_bytes = (*l)[0];
   }
+  if (auto v = get("WGRT_GEMV_MAX_ROWS")) {
+    auto l = parse_list(*v, 1, 1, 8);
+    if (!l) bad("WGRT_GEMV_MAX_ROWS", *v, "a whole number of rows in 0..8");
+    o.gemv_max_rows = int64_t((*l)[0]);
+  }
   return o;
 }
 
