@@ -33,7 +33,7 @@ onnx_pkgs=(libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx python3-num
 pkgs=(build-essential cmake ninja-build pkg-config git ca-certificates curl nodejs npm
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
       libpcre2-dev libicu-dev libvulkan1 vulkan-tools python3 python3-jinja2
-      clang libclang-rt-14-dev chromium-common
+      clang libclang-rt-14-dev chromium-common libcpp-httplib-dev nginx-light
       libpng-dev python3-pil fonts-dejavu-core fonts-liberation2 fonts-wqy-microhei)
 missing=()
 for p in "${pkgs[@]}" "${onnx_pkgs[@]}"; do

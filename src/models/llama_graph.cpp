@@ -194,9 +194,18 @@ class Builder {
     const int64_t D = cfg_.dim, hd = cfg_.head_dim, Hq = cfg_.n_heads, Hkv = cfg_.n_kv_heads;
 
     out_.tokens = g().input("tokens", DType::I32, {1, S});
-    out_.input_pos = g().input("input_pos", DType::I32, {1});
-    ValueId pos = g().symint();
-    g().op("et_vk.select_as_symint.default", {out_.input_pos, g().int_value(0), g().int_value(0), pos}, "input_pos");
+    const int N = o_.slots;  // serving batch: rows of N sequence slots (llama_graph.h)
+    if (N < 0) throw InvalidArgument(fmt::format("slots {} must be >= 0", N));
+    ValueId pos = -1;
+    if (N > 0) {
+      out_.row_slots = g().input("row_slots", DType::I32, {S});
+      out_.row_pos = g().input("row_pos", DType::I32, {S});
+      out_.out_rows = g().input("out_rows", DType::I32, {N});
+    } else {
+      out_.input_pos = g().input("input_pos", DType::I32, {1});
+      pos = g().symint();
+      g().op("et_vk.select_as_symint.default", {out_.input_pos, g().int_value(0), g().int_value(0), pos}, "input_pos");
+    }
 
     const auto rope_global = rope_tables(C, false);
     const auto rope_swa = cfg_.swa_layers.empty() ? rope_global : rope_tables(C, true);
@@ -229,18 +238,27 @@ class Builder {
       ValueId qr = g().tensor(DType::F32, {1, S, Hq, hd}, p + "q_rope"), kr = g().tensor(DType::F32, {1, S, Hkv, hd}, p + "k_rope");
       const bool swa = cfg_.is_swa(l);
       const auto& [fcos, fsin] = swa ? rope_swa : rope_global;
-      g().op(rope_op, {q, k, fcos, fsin, pos, qr, kr}, p + "rope");
-      ValueId kc = g().state(p + "k_cache", DType::F32, {1, C, Hkv, hd});
-      ValueId vc = g().state(p + "v_cache", DType::F32, {1, C, Hkv, hd});
+      ValueId kc = g().state(p + "k_cache", DType::F32, {std::max(N, 1), C, Hkv, hd});
+      ValueId vc = g().state(p + "v_cache", DType::F32, {std::max(N, 1), C, Hkv, hd});
       ValueId att = g().tensor(DType::F32, {1, S, Hq, hd}, p + "attn");
       const ValueId scale = cfg_.attn_scale != 0.0f ? g().real(cfg_.attn_scale) : g().none();
-      if (cfg_.attn_softcap != 0.0f || swa)  // gemma: soft-capped scores, sliding window
-        g().op("wgrt.sdpa_with_kv_cache_swa.default",
-               {qr, kr, v, kc, vc, pos, g().none(), g().none(), g().real(0.0), g().boolean(true), scale,
-                g().real(cfg_.attn_softcap), g().int_value(swa ? cfg_.sliding_window : 0), att}, p + "sdpa");
-      else
-        g().op("llama.sdpa_with_kv_cache.default",
-               {qr, kr, v, kc, vc, pos, g().none(), g().none(), g().real(0.0), g().boolean(true), scale, att}, p + "sdpa");
+      if (N > 0) {
+        if (cfg_.attn_softcap != 0.0f || swa)
+          throw Unsupported("serving several sequences at once (--parallel) does not support gemma's soft-capped or "
+                            "sliding-window attention yet: use --parallel 1");
+        g().op(cfg_.rope_interleaved ? "wgrt.rope_rows.default" : "wgrt.rope_rows_hf.default",
+               {q, k, fcos, fsin, out_.row_pos, qr, kr}, p + "rope");
+        g().op("wgrt.sdpa_batched.default", {qr, kr, v, kc, vc, out_.row_slots, out_.row_pos, scale, att}, p + "sdpa");
+      } else {
+        g().op(rope_op, {q, k, fcos, fsin, pos, qr, kr}, p + "rope");
+        if (cfg_.attn_softcap != 0.0f || swa)  // gemma: soft-capped scores, sliding window
+          g().op("wgrt.sdpa_with_kv_cache_swa.default",
+                 {qr, kr, v, kc, vc, pos, g().none(), g().none(), g().real(0.0), g().boolean(true), scale,
+                  g().real(cfg_.attn_softcap), g().int_value(swa ? cfg_.sliding_window : 0), att}, p + "sdpa");
+        else
+          g().op("llama.sdpa_with_kv_cache.default",
+                 {qr, kr, v, kc, vc, pos, g().none(), g().none(), g().real(0.0), g().boolean(true), scale, att}, p + "sdpa");
+      }
       ValueId o = linear(view(att, {1, -1, Hq * hd}, p + "attn_flat"), p + "attn_output", "", p + "attn_output");
       if (cfg_.post_norms) o = rms_norm(o, vector(p + "post_attention_norm"), p + "post_attention_norm");
       auto [x2, h2] = add_rms_norm(x, o, vector(p + "ffn_norm"), p + "ffn_norm");
@@ -269,12 +287,21 @@ class Builder {
     }
     g().set_layer(-1);
     // Only the last position feeds the classifier.
-    ValueId last = g().tensor(DType::F32, {1, D}, "last_hidden");
-    g().op("aten.select_copy.int", {x, g().int_value(1), g().int_value(-1), last}, "last_hidden");
+    ValueId last = -1;
+    if (N > 0) {
+      // The rows named by out_rows (each sequence's last row in this step) feed the classifier: a row gather.
+      ValueId rows = g().tensor(DType::F32, {S, D}, "hidden_rows");
+      g().op("aten.view_copy.default", {x, g().int_list({-1, D}), rows}, "hidden_rows");
+      last = g().tensor(DType::F32, {N, D}, "last_hidden");
+      g().op("aten.embedding.default", {rows, out_.out_rows, last}, "last_hidden");
+    } else {
+      last = g().tensor(DType::F32, {1, D}, "last_hidden");
+      g().op("aten.select_copy.int", {x, g().int_value(1), g().int_value(-1), last}, "last_hidden");
+    }
     ValueId n = rms_norm(last, vector("output_norm"), "output_norm");
     out_.logits = linear(n, w_.has("output") ? "output" : "tok_embd", "", "output");
     if (cfg_.final_softcap != 0.0f) out_.logits = scalar_op("wgrt.softcap.default", out_.logits, cfg_.final_softcap, "logits_softcap");
-    out_.next_token = g().tensor(DType::I32, {1}, "next_token");
+    out_.next_token = g().tensor(DType::I32, {std::max(N, 1)}, "next_token");
     g().op("wgrt.argmax_checked.default", {out_.logits, g().int_value(-1), g().boolean(false), out_.next_token}, "argmax");
     g().output(out_.logits);
     g().output(out_.next_token);

@@ -39,6 +39,13 @@ struct LlamaGraphOptions {
   int context = 0;       // KV-cache length C, 1..the model's context_length (final: Llm::load resolves defaults)
   int max_prefill = 0;   // max tokens per execute, 1..context (final, as context)
   WeightPolicy weights = WeightPolicy::Auto;
+  // Serving batch (0: off). N >= 1 sequence slots, each with its own KV-cache region of `context` positions
+  // (caches [N, C, Hkv, hd]). Then the graph takes rows of several sequences in one execute: tokens [1, R]
+  // (R <= max_prefill), LlamaGraph::row_slots and row_pos i32 [R] (row r is the token at position row_pos[r]
+  // of slot row_slots[r]), and out_rows i32 [B] (B <= N: the rows whose logits are wanted); RoPE per row
+  // (wgrt.rope_rows) and attention per row over its own slot (wgrt.sdpa_batched). logits [B, vocab],
+  // next_token [B]. Rows of one slot in one execute must be consecutive positions (a prefill chunk).
+  int slots = 0;
 };
 
 struct LlamaGraph {
@@ -47,6 +54,7 @@ struct LlamaGraph {
   ValueId input_pos = -1;  // input i32 [1]
   ValueId logits = -1;     // output f32 [1, vocab] (last position)
   ValueId next_token = -1; // output i32 [1] (argmax of logits; -1 if a logit is NaN or +-inf)
+  ValueId row_slots = -1, row_pos = -1, out_rows = -1;  // serving batch inputs (LlamaGraphOptions::slots > 0)
   int context = 0, max_prefill = 0;
   uint64_t weight_bytes = 0;  // bytes of weight constants as uploaded
   uint64_t file_weight_bytes = 0;   // bytes of the file tensors those constants were made from

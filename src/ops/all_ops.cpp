@@ -18,8 +18,10 @@ void register_builtin_ops(OpRegistry& r) {
   ops::register_argmax_ops(r);
   ops::register_reduce_axis_ops(r);
   ops::register_rope_ops(r);
+  ops::register_rope_rows_ops(r);
   ops::register_kv_cache_ops(r);
   ops::register_attention_ops(r);
+  ops::register_sdpa_batched_ops(r);
   ops::register_copy_ops(r);
   ops::register_matmul_ops(r);
   ops::register_conv_ops(r);

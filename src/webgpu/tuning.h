@@ -72,6 +72,7 @@ struct TuningOverrides {
   std::optional<uint64_t> max_binding_bytes;      // WGRT_MAX_BINDING_BYTES = bytes (> 0)
   std::optional<uint32_t> submit_chunk;           // WGRT_SUBMIT_CHUNK = dispatches per submit (0: one submit)
   std::optional<bool> decode_pipeline;            // WGRT_DECODE_PIPELINE = 0 | 1
+  std::optional<int64_t> gemv_max_rows;           // WGRT_GEMV_MAX_ROWS = 0..8 (rows above take the GEMM)
 };
 
 // Parses the tuning variables through `get` (name -> value or nullptr; std::getenv by default). Throws

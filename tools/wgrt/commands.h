@@ -26,4 +26,5 @@ void add_template(CLI::App& app);
 void add_tokenize(CLI::App& app);
 void add_run(CLI::App& app);  // cmd_run.cpp: ONNX models
 void add_ocr(CLI::App& app);  // cmd_ocr.cpp: PP-OCR text detection + recognition
+void add_serve(CLI::App& app);
 }  // namespace wgrt::cli

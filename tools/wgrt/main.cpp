@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   wgrt::cli::add_tokenize(app);
   wgrt::cli::add_run(app);
   wgrt::cli::add_ocr(app);
+  wgrt::cli::add_serve(app);
   wgrt::cli::document_defaults(app);  // after every add_*: --help shows each option's default
   // CLI11 reports an unknown command word, or an unknown option before the command, as "A subcommand is
   // required": name it and list the commands instead.

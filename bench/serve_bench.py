@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Aggregate generation throughput of `wgrt serve` at 1, 2, 4 and 8 concurrent streams, with per-stream latency:
+time to first token (TTFT, from sending the request to the first content chunk) and inter-token time (ITL,
+between content chunks). Streaming completions over loopback (Python's http.client), greedy, fixed max_tokens.
+Starts the server itself (--wgrt, model options after --) on a free port in WGRT_TEST_PORTS (default
+18100-18199) and ends it by its PID; or measures a running one (--url). Prints a markdown table.
+
+  bench/serve_bench.py --wgrt build/wgrt -- -m ../shared/models/stories260K/stories260K.bin \
+      -t ../shared/models/stories260K/tok512.bin --parallel 8
+Options: --streams 1,2,4,8  --requests R (per stream, default 3)  --max-tokens N (default 64)
+         --prompt TEXT (default "Once upon a time")  --url http://127.0.0.1:PORT
+Aggregate tok/s = all completion tokens / wall time of the level (first request sent to last response done).
+A request that ends early (an end token) counts the tokens it made; the table says how many were made.
+Client TTFT/ITL are per streamed chunk (a token whose text is not yet a whole character sends none); the server
+columns are per token, from /metrics (wgrt_time_to_first_token_seconds, wgrt_inter_token_seconds)."""
+import argparse
+import http.client
+import json
+import os
+import statistics
+import sys
+import threading
+import time
+import urllib.parse
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "serve"))
+from serve_util import Server  # noqa: E402
+
+
+def one_stream(host, port, body, out):
+    c = http.client.HTTPConnection(host, port, timeout=600)
+    t0 = time.perf_counter()
+    c.request("POST", "/v1/completions", body=json.dumps(body), headers={"Content-Type": "application/json"})
+    r = c.getresponse()
+    assert r.status == 200, r.status
+    stamps, tokens, buf = [], 0, b""
+    while True:
+        line = r.readline()
+        if not line:
+            break
+        line = line.strip()
+        if not line.startswith(b"data: "):
+            continue
+        payload = line[6:]
+        if payload == b"[DONE]":
+            break
+        e = json.loads(payload)
+        if e.get("usage"):
+            tokens = e["usage"]["completion_tokens"]
+        if e["choices"] and e["choices"][0].get("text"):
+            stamps.append(time.perf_counter())
+    c.close()
+    out.append({"ttft": stamps[0] - t0 if stamps else float("nan"),
+                "itl": [b - a for a, b in zip(stamps, stamps[1:])], "tokens": tokens})
+
+
+def metrics(host, port):
+    c = http.client.HTTPConnection(host, port, timeout=60)
+    c.request("GET", "/metrics")
+    text = c.getresponse().read().decode()
+    c.close()
+    return {k: float(v) for k, v in (l.rsplit(" ", 1) for l in text.splitlines() if l and not l.startswith("#"))}
+
+
+def level(host, port, streams, requests, body):
+    results, lock = [], threading.Lock()
+    m0 = metrics(host, port)
+
+    def client():
+        for _ in range(requests):
+            mine = []
+            one_stream(host, port, body, mine)
+            with lock:
+                results.extend(mine)
+    ts = [threading.Thread(target=client) for _ in range(streams)]
+    t0 = time.perf_counter()
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    wall = time.perf_counter() - t0
+    m1 = metrics(host, port)
+    d = lambda k: m1[k] - m0[k]
+    tokens = sum(r["tokens"] for r in results)
+    itl = [x for r in results for x in r["itl"]]
+    return {"streams": streams, "tok_s": tokens / wall, "tokens": tokens, "wall": wall,
+            "ttft_ms": 1000 * statistics.median(r["ttft"] for r in results),
+            "itl_ms": 1000 * statistics.median(itl) if itl else float("nan"),
+            "itl_p90_ms": 1000 * sorted(itl)[int(0.9 * (len(itl) - 1))] if itl else float("nan"),
+            # Server side, per token (a token whose text is not yet a whole character sends no chunk).
+            "s_ttft_ms": 1000 * d("wgrt_time_to_first_token_seconds_sum") / max(1, d("wgrt_time_to_first_token_seconds_count")),
+            "s_itl_ms": 1000 * d("wgrt_inter_token_seconds_sum") / max(1, d("wgrt_inter_token_seconds_count"))}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--wgrt")
+    p.add_argument("--url")
+    p.add_argument("--streams", default="1,2,4,8")
+    p.add_argument("--requests", type=int, default=3)
+    p.add_argument("--max-tokens", type=int, default=64)
+    p.add_argument("--prompt", default="Once upon a time")
+    p.add_argument("model", nargs=argparse.REMAINDER)
+    a = p.parse_args()
+    server = None
+    if a.url:
+        u = urllib.parse.urlparse(a.url)
+        host, port = u.hostname, u.port
+    else:
+        server = Server(a.wgrt, [x for x in a.model if x != "--"], timeout=600)
+        host, port = "127.0.0.1", server.port
+    body = {"prompt": a.prompt, "max_tokens": a.max_tokens, "temperature": 0, "stream": True,
+            "stream_options": {"include_usage": True}}
+    try:
+        level(host, port, 1, 1, dict(body, max_tokens=8))  # warm-up (pipelines)
+        rows = [level(host, port, int(s), a.requests, body) for s in a.streams.split(",")]
+    finally:
+        if server:
+            server.stop()
+    base = rows[0]["tok_s"]
+    print("| streams | aggregate tok/s | vs 1 stream | median TTFT ms | median ITL ms | p90 ITL ms | server mean TTFT ms "
+          "| server mean ITL ms | tokens | wall s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['streams']} | {r['tok_s']:.1f} | {r['tok_s'] / base:.2f}x | {r['ttft_ms']:.1f} | {r['itl_ms']:.1f} | "
+              f"{r['itl_p90_ms']:.1f} | {r['s_ttft_ms']:.1f} | {r['s_itl_ms']:.1f} | {r['tokens']} | {r['wall']:.1f} |")
+
+
+if __name__ == "__main__":
+    main()

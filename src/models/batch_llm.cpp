@@ -1,0 +1,206 @@
+// wgrt::models::BatchLlm (batch_llm.h): loading as Llm::load does, the serving-batch graph, step() and the
+// slot-0 Llm interface.
+#include "models/batch_llm.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+
+#include "formats/gguf.h"
+#include "formats/llama2c.h"
+#include "formats/model_file_kind.h"
+#include "graph/executable.h"
+#include "models/llama_footprint.h"
+#include "models/llama_graph.h"
+#include "models/special_tokens.h"
+#include "models/tokenizer_loader.h"
+#include "text/tokenizer.h"
+#include "util/mapped_file.h"
+#include "webgpu/device.h"
+#include "wgrt/error.h"
+
+namespace wgrt::models {
+
+namespace {
+
+class BatchLlmImpl final : public BatchLlm {
+ public:
+  BatchLlmImpl(const LlmOptions& o, int slots) {
+    auto t0 = std::chrono::steady_clock::now();
+    if (slots < 1) throw InvalidArgument(fmt::format("--parallel {} must be at least 1", slots));
+    const bool gguf = model_file_kind(o.model) == ModelFileKind::Gguf;
+    if (!o.tokenizer.empty()) require_regular_file(o.tokenizer, "tokenizer file");
+    try {
+      weights_ = gguf ? load_gguf_llama(o.model) : load_llama2c(o.model);
+    } catch (const FormatError& e) {
+      if (gguf) throw;
+      throw FormatError(not_a_model_message(o.model, e.what()));
+    }
+    if (o.check_weights) weights_.check_finite();
+    webgpu::DeviceOptions d;
+    d.adapter = o.adapter;
+    dev_ = webgpu::Device::create(d);
+    const int model_ctx = weights_.config().context_length;
+    if (o.context <= 0 && model_ctx <= 0) throw InvalidArgument("the model declares no context length: pass a context size");
+    LlamaGraphOptions go;
+    go.context = o.context > 0 ? o.context : std::min(model_ctx, 4096);
+    go.max_prefill = std::min(o.max_prefill > 0 ? o.max_prefill : dev_->tuning().prefill_chunk, go.context);
+    go.weights = o.force_f32 ? WeightPolicy::F32 : WeightPolicy::Auto;
+    go.slots = slots;
+    if (go.context <= model_ctx) {
+      const WGPULimits& lim = dev_->limits();
+      check_llama_fits(llama_footprint(weights_, go), lim.maxBufferSize, lim.maxStorageBufferBindingSize,
+                       host_available_bytes());
+    }
+    tok_ = load_tokenizer(weights_, o.tokenizer);
+    special_ = read_special_tokens(weights_, *tok_);
+    LlamaGraph lg = build_llama_graph(weights_, go);
+    weights_.check_unchanged();
+    g_ = {lg.tokens, lg.row_slots, lg.row_pos, lg.out_rows, lg.logits, lg.next_token, lg.context, lg.max_prefill,
+          lg.weight_bytes};
+    exe_ = ExecutableGraph::build(std::move(lg.graph), *dev_);
+    slots_ = slots;
+    dev_->wait_idle();
+    load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  int slots() const override { return slots_; }
+  int max_rows() const override { return g_.max_prefill; }
+
+  StepOutput step(std::span<const BatchRow> rows, std::span<const int> out_rows, bool want_logits) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return run_step(rows, out_rows, want_logits);
+  }
+
+  EvalResult eval(std::span<const int32_t> seq, const EvalOptions& o) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (seq.empty()) throw InvalidArgument("eval: empty token sequence");
+    if (int64_t(seq.size()) > context())
+      throw LimitError(fmt::format("the sequence has {} tokens but the context holds {}", seq.size(), context()));
+    EvalResult r;
+    size_t same = 0;
+    if (o.reuse_cache)
+      while (same < cached_.size() && same < seq.size() && cached_[same] == seq[same]) ++same;
+    same = std::min(same, seq.size() - 1);
+    r.reused = int(same);
+    StepOutput out;
+    for (size_t i = same; i < seq.size(); i += size_t(max_rows())) {
+      if (o.cancel && o.cancel->load()) {
+        r.cancelled = true;
+        return r;
+      }
+      out = run_chunk(seq, i, std::min(seq.size(), i + size_t(max_rows())), o.want_logits);
+    }
+    r.argmax = out.argmax.at(0);
+    r.logits = std::move(out.logits);
+    return r;
+  }
+
+  std::vector<float> forward(const std::vector<int32_t>& tokens, int pos) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (tokens.empty()) throw InvalidArgument("forward: no tokens");
+    if (pos < 0 || pos + int64_t(tokens.size()) > context())
+      throw LimitError(fmt::format("positions {}..{} do not fit the context of {} tokens", pos, pos + int(tokens.size()) - 1, context()));
+    std::vector<int32_t> seq(size_t(pos), 0);  // positions before pos: whatever earlier calls left
+    seq.insert(seq.end(), tokens.begin(), tokens.end());
+    StepOutput out;
+    for (size_t i = size_t(pos); i < seq.size(); i += size_t(max_rows()))
+      out = run_chunk(seq, i, std::min(seq.size(), i + size_t(max_rows())), true);
+    cached_.clear();  // the prefix is not known
+    return out.logits;
+  }
+
+  std::vector<int32_t> tokenize(std::string_view text, bool add_bos) const override { return tok_->encode(text, add_bos); }
+  std::string detokenize(const std::vector<int32_t>& ids) const override { return tok_->decode(ids); }
+  std::string token_piece(int32_t prev, int32_t id) const override { return tok_->decode_piece(prev, id); }
+  const SpecialTokens& special_tokens() const override { return special_; }
+  int context() const override { return g_.context; }
+  int vocab_size() const override { return weights_.config().vocab_size; }
+  double load_seconds() const override { return load_seconds_; }
+  uint64_t gpu_bytes() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return dev_->allocated_bytes();
+  }
+  std::string description() const override {
+    const LlamaConfig& c = weights_.config();
+    return fmt::format("{} dim {} layers {} vocab {} | context {} x {} slots, {} rows per step | weights {:.1f} MiB | {}", c.arch,
+                       c.dim, c.n_layers, c.vocab_size, context(), slots_, max_rows(), double(g_.weight_bytes) / 1048576.0,
+                       dev_->adapter_info().summary());
+  }
+  std::string profile_report() const override { return ""; }
+  std::string profile_trace() const override { return ""; }
+  std::string graph_dump() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return exe_->dump();
+  }
+
+ private:
+  // Slot 0 runs seq[begin, end) at positions begin..; cached_ follows. Lock held.
+  StepOutput run_chunk(std::span<const int32_t> seq, size_t begin, size_t end, bool want_logits) {
+    std::vector<BatchRow> rows;
+    for (size_t i = begin; i < end; ++i) rows.push_back({seq[i], 0, int(i)});
+    std::vector<int32_t> known(cached_.begin(), cached_.begin() + long(std::min(cached_.size(), begin)));
+    const int last = int(rows.size()) - 1;
+    StepOutput out = run_step(rows, std::span<const int>(&last, 1), want_logits);  // forgets cached_
+    if (known.size() == begin) {
+      cached_ = std::move(known);
+      cached_.insert(cached_.end(), seq.begin() + long(begin), seq.begin() + long(end));
+    }
+    return out;
+  }
+
+  StepOutput run_step(std::span<const BatchRow> rows, std::span<const int> out_rows, bool want_logits) {
+    const int64_t R = int64_t(rows.size()), B = int64_t(out_rows.size());
+    if (R == 0 || R > max_rows()) throw InvalidArgument(fmt::format("a step takes 1..{} rows, got {}", max_rows(), R));
+    if (B == 0 || B > slots_) throw InvalidArgument(fmt::format("a step returns 1..{} outputs, got {}", slots_, B));
+    std::vector<int32_t> tok(static_cast<size_t>(R)), slot(tok), pos(tok), outs(out_rows.begin(), out_rows.end());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const BatchRow& r = rows[i];
+      if (r.token < 0 || r.token >= vocab_size())
+        throw InvalidArgument(fmt::format("token id {} outside the vocabulary [0, {})", r.token, vocab_size()));
+      if (r.slot < 0 || r.slot >= slots_ || r.pos < 0 || r.pos >= context())
+        throw LimitError(fmt::format("row {}: slot {} position {} outside {} slots x {} positions", i, r.slot, r.pos, slots_, context()));
+      tok[i] = r.token;
+      slot[i] = r.slot;
+      pos[i] = r.pos;
+    }
+    for (int o : outs)
+      if (o < 0 || o >= R) throw InvalidArgument(fmt::format("output row {} outside the {} rows of the step", o, R));
+    // A step that writes slot 0 (other than eval's own chunks, which re-record it) makes eval's prefix stale.
+    if (std::find(slot.begin(), slot.end(), 0) != slot.end()) cached_.clear();
+    exe_->set_input(g_.tokens, {1, R}, std::span<const int32_t>(tok));
+    exe_->set_input(g_.row_slots, {R}, std::span<const int32_t>(slot));
+    exe_->set_input(g_.row_pos, {R}, std::span<const int32_t>(pos));
+    exe_->set_input(g_.out_rows, {B}, std::span<const int32_t>(outs));
+    exe_->execute();
+    StepOutput out;
+    out.argmax = exe_->read_i32(g_.next_token);
+    if (want_logits) out.logits = exe_->read_f32(g_.logits);
+    return out;
+  }
+
+  mutable std::mutex mu_;
+  WeightSource weights_;
+  std::unique_ptr<text::Tokenizer> tok_;
+  SpecialTokens special_;
+  std::unique_ptr<webgpu::Device> dev_;
+  std::unique_ptr<ExecutableGraph> exe_;
+  struct Ids {
+    ValueId tokens, row_slots, row_pos, out_rows, logits, next_token;
+    int context, max_prefill;
+    uint64_t weight_bytes;
+  } g_{};
+  int slots_ = 0;
+  std::vector<int32_t> cached_;  // slot 0's tokens at positions 0.. (eval's prefix reuse)
+  double load_seconds_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<BatchLlm> BatchLlm::load(const LlmOptions& opts, int slots) {
+  return std::make_unique<BatchLlmImpl>(opts, slots);
+}
+
+}  // namespace wgrt::models

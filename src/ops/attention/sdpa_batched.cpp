@@ -1,0 +1,107 @@
+// wgrt.sdpa_batched.default(q [1,R,Hq,D], k [1,R,Hkv,D], v [1,R,Hkv,D], k_cache [N,C_max,Hkv,D],
+//     v_cache [N,C_max,Hkv,D], slots i32 [R], pos i32 [R], scale (double|None: 1/sqrt(D)), out [1,R,Hq,D])
+// Attention for a batch of rows from several sequences (the serving decode step, and prefill chunks mixed
+// in): row r belongs to sequence slot slots[r] at position pos[r].
+//   (a) k, v row r are written into the caches at [slots[r], pos[r]] (the caches are State tensors, one region
+//       of C_max positions per slot);
+//   (b) row r attends causally to positions [0, pos[r]] of its own slot: scores = q·kᵀ·scale, row softmax,
+//       out = P·V. Rows of one slot in one call are typically consecutive positions of a prefill chunk; the
+//       write runs before the attention, so they see each other as a causal prefill does.
+// GQA: Hq must be a multiple of Hkv; query head h reads kv head h / (Hq/Hkv). f32, D <= 256, N >= 1.
+// Errors: shapes/dtypes at build (InvalidArgument); the scores scratch [R*Hq, C_max] beyond
+// maxStorageBufferBindingSize (LimitError at build); at execute, a slot outside [0, N) or a position outside
+// [0, C_max) in the host copy of slots/pos (LimitError naming the row; nothing runs). Positions before pos[r]
+// must hold that sequence's keys (earlier calls); the op does not track them.
+// Follows: the per-sequence attention of llama.sdpa_with_kv_cache (sdpa.cpp) with a slot and position per row.
+#include <cmath>
+
+#include "graph/op_builder.h"
+#include "graph/op_registry.h"
+#include "ops/families.h"
+#include "webgpu/device.h"
+
+namespace wgrt::ops {
+
+namespace {
+
+struct BatchedSdpaParams {
+  uint32_t rows, hq, hkv, d, c_max, nslots;
+  float scale;
+  uint32_t pad;
+};
+WGRT_UNIFORM(BatchedSdpaParams, rows, hq, hkv, d, c_max, nslots, scale, pad);
+
+enum Arg : size_t { Q, K, V, KC, VC, SLOTS, POS, SCALE, OUT, NARGS };
+
+void build_sdpa_batched(OpBuilder& b) {
+  b.check_args(NARGS);
+  for (size_t i : {Q, K, V, KC, VC}) {
+    b.check_dtype(i, DType::F32);
+    b.check_rank(i, 4, 4);
+  }
+  b.check_dtype(OUT, DType::F32);
+  b.check_dtype(SLOTS, DType::I32);
+  b.check_dtype(POS, DType::I32);
+  const Dims& q = b.tensor(Q).dims;
+  const Dims& k = b.tensor(K).dims;
+  const Dims& kc = b.tensor(KC).dims;
+  b.check(q[0] == 1 && k[0] == 1, "q {} and k {} must have batch dim 1 (rows go in dim 1)", dims_str(q), dims_str(k));
+  b.check(k == b.tensor(V).dims, "k {} and v {} differ", dims_str(k), dims_str(b.tensor(V).dims));
+  b.check(kc == b.tensor(VC).dims, "k_cache {} and v_cache {} differ", dims_str(kc), dims_str(b.tensor(VC).dims));
+  b.check(q[1] == k[1] && q[3] == k[3], "q {} and k {} must agree in R and D", dims_str(q), dims_str(k));
+  b.check(k[2] > 0 && q[2] % k[2] == 0, "query heads {} must be a multiple of kv heads {}", q[2], k[2]);
+  b.check(q[3] > 0 && q[3] <= 256, "head dim {} must be in 1..256", q[3]);
+  b.check(kc[0] >= 1 && kc[2] == k[2] && kc[3] == k[3], "cache {} must be [N, C_max, Hkv, D] for k {}", dims_str(kc),
+          dims_str(k));
+  b.check(b.tensor(SLOTS).dims == Dims{q[1]} && b.tensor(POS).dims == Dims{q[1]}, "slots {} and pos {} must be [R = {}]",
+          dims_str(b.tensor(SLOTS).dims), dims_str(b.tensor(POS).dims), q[1]);
+  const float scale = b.is_none(SCALE) ? float(1.0 / std::sqrt(double(q[3]))) : float(b.real_arg(SCALE));
+  const int64_t c_max = kc[1], nslots = kc[0];
+
+  const uint64_t score_bytes = uint64_t(q[1]) * uint64_t(q[2]) * uint64_t(c_max) * 4;
+  const uint64_t limit = b.device().limits().maxStorageBufferBindingSize;
+  if (score_bytes > limit)
+    throw LimitError(b.where() + fmt::format("attention scores for {} query rows x {} keys need {} bytes, beyond "
+                                             "maxStorageBufferBindingSize {}", q[1] * q[2], c_max, score_bytes, limit));
+  ScratchRef scores = b.scratch(score_bytes, "attention scores");
+  UniformRef params = b.uniform<BatchedSdpaParams>();
+  auto t = [&](size_t i) { return Binding::tensor(b.arg(i)); };
+  DispatchRef write = b.dispatch({"ops/attention/sdpa_batched_write.wgsl", "main", {}, {}},
+                                 {t(K), t(V), t(SLOTS), t(POS), t(KC), t(VC), params});
+  DispatchRef attend = b.dispatch({"ops/attention/sdpa_batched.wgsl", "main", {}, {}},
+                                  {t(Q), t(KC), t(VC), t(SLOTS), t(POS), scores, t(OUT), params});
+
+  b.on_resize([=](ResizeContext& r) {
+    const Dims q = r.tensor(Q).dims, k = r.tensor(K).dims;
+    if (q[1] != k[1] || k != r.tensor(V).dims || r.tensor(SLOTS).dims != Dims{q[1]} || r.tensor(POS).dims != Dims{q[1]})
+      r.fail("live q {}, k {}, v {}, slots {}, pos {} must agree in R", dims_str(q), dims_str(k), dims_str(r.tensor(V).dims),
+             dims_str(r.tensor(SLOTS).dims), dims_str(r.tensor(POS).dims));
+    // The host copies of slots/pos (graph inputs): a bad row is an error before anything is written.
+    std::span<const int32_t> sl = r.input_host_i32(SLOTS), ps = r.input_host_i32(POS);
+    for (size_t i = 0; i < sl.size() && i < ps.size() && int64_t(i) < q[1]; ++i)
+      if (sl[i] < 0 || sl[i] >= nslots || ps[i] < 0 || ps[i] >= c_max)
+        throw LimitError(r.where() + fmt::format("row {} has slot {} (of {}) and position {} (context {})", i, sl[i], nslots,
+                                                 ps[i], c_max));
+    r.set_dims(OUT, q);
+    BatchedSdpaParams p{};
+    p.rows = uint32_t(q[1]);
+    p.hq = uint32_t(q[2]);
+    p.hkv = uint32_t(k[2]);
+    p.d = uint32_t(q[3]);
+    p.c_max = uint32_t(c_max);
+    p.nslots = uint32_t(nslots);
+    p.scale = scale;
+    r.set_uniform(params, p);
+    r.set_invocations(write, uint64_t(p.rows) * p.hkv * p.d, 2);
+    r.set_workgroups(attend, uint64_t(p.rows) * p.hq);
+  });
+}
+
+}  // namespace
+
+void register_sdpa_batched_ops(OpRegistry& r) {
+  r.add({"wgrt.sdpa_batched.default", build_sdpa_batched,
+         {"ops/attention/sdpa_batched_write.wgsl:main", "ops/attention/sdpa_batched.wgsl:main"}, true});
+}
+
+}  // namespace wgrt::ops

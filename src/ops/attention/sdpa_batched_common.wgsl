@@ -1,0 +1,19 @@
+// Shared declarations of wgrt.sdpa_batched's kernels (sdpa_batched_write.wgsl, sdpa_batched.wgsl).
+// Layouts (row-major): q, out [1, R, Hq, D]; k, v [1, R, Hkv, D]; k_cache, v_cache [N, C_max, Hkv, D] (one
+// region of C_max positions per sequence slot); slots, pos i32 [R]: row r belongs to slot slots[r] at position
+// pos[r]. A row whose slot is outside [0, N) or whose position is outside [0, C_max) is skipped (no cache
+// write, output zeros); the host refuses such rows before they get here.
+struct Params {
+  rows : u32,      // R
+  hq : u32,
+  hkv : u32,
+  d : u32,         // head dim (<= 256)
+  c_max : u32,
+  nslots : u32,    // N
+  scale : f32,
+  _pad : u32,
+}
+
+fn row_valid(r : u32) -> bool {
+  return u32(slots[r]) < p.nslots && u32(pos[r]) < p.c_max;
+}

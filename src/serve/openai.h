@@ -1,0 +1,57 @@
+// The OpenAI API shapes wgrt serve speaks (https://platform.openai.com/docs/api-reference, as llama-server
+// implements them): request bodies of POST /v1/chat/completions and /v1/completions parsed and checked into
+// ParsedRequest, and the response objects (whole and streamed chunks), error objects included.
+// Unsupported fields are ignored (as llama-server does), except n != 1 (400). Threads: any (pure functions).
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "serve/job.h"
+#include "wgrt/llm.h"
+
+namespace wgrt::serve {
+
+// An HTTP error answered with an OpenAI error object.
+struct ApiError : std::runtime_error {
+  int status;
+  std::string type, param;
+  ApiError(int s, std::string msg, std::string t = "invalid_request_error", std::string p = "")
+      : std::runtime_error(std::move(msg)), status(s), type(std::move(t)), param(std::move(p)) {}
+};
+
+struct ParsedRequest {
+  bool chat = false;
+  bool stream = false, include_usage = false;  // stream_options.include_usage
+  std::vector<ChatMessage> messages;          // chat: role + text content (text parts joined)
+  std::string prompt;                         // completions
+  GenParams params;                           // max_tokens -1 when not given
+};
+
+// Throws ApiError 400 naming the field for malformed JSON, a body that is not an object, a missing or
+// mistyped messages/prompt, or a field of the wrong type or range (max_tokens >= 1, temperature in [0, 2],
+// top_p in (0, 1], min_p in [0, 1], top_k >= 0, seed an integer, stop a string or up to 16 strings, n = 1).
+ParsedRequest parse_request(const std::string& body, bool chat);
+
+// {"error": {"message", "type", "param", "code"}}.
+nlohmann::json error_body(const std::string& message, const std::string& type, const std::string& param, int code);
+
+struct ResponseIds {
+  std::string id, model;
+  int64_t created = 0;
+};
+nlohmann::json usage_json(const JobResult& r);
+// The whole response (chat.completion / text_completion).
+nlohmann::json full_response(const ParsedRequest& req, const ResponseIds& ids, const JobResult& r);
+// One streamed chunk: text (may be empty with role for the first chat chunk); finish_reason "" = null.
+nlohmann::json chunk(const ParsedRequest& req, const ResponseIds& ids, const std::string& text,
+                     const std::string& finish_reason, bool first);
+// The usage chunk at the end of a stream (stream_options.include_usage): choices [] and usage.
+nlohmann::json usage_chunk(const ParsedRequest& req, const ResponseIds& ids, const JobResult& r);
+// One server-sent event: "data: <json>\n\n".
+std::string sse_event(const nlohmann::json& j);
+inline const char* kSseDone = "data: [DONE]\n\n";
+
+}  // namespace wgrt::serve

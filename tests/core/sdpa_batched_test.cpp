@@ -1,0 +1,178 @@
+// wgrt.sdpa_batched and wgrt.rope_rows (the serving batch: rows of several sequences, each at its own slot
+// and position) against the double-precision references (reference/attention_ref.h), applied row by row to
+// the row's own cache slot. Odd sizes: R 1..11 rows, 3 slots, C_max 19, GQA groups 1/3, D 6/16/40. Steps mix
+// prefill chunks of one slot with decode rows of others on ONE graph, so rows see earlier steps' keys and
+// this step's earlier rows of their own slot, never another slot's. Tolerance |gpu - ref| <= 1e-4 + 1e-3 |ref|.
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <random>
+
+#include "gpu_fixture.h"
+#include "graph/executable.h"
+#include "ops/rope/rope_tables.h"
+#include "reference/attention_ref.h"
+#include "wgrt/error.h"
+
+using namespace wgrt;
+using wgrt::test::gpu;
+
+namespace {
+
+void expect_close(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], 1e-4 + 1e-3 * std::fabs(want[i])) << what << " at " << i;
+}
+
+std::vector<float> randn(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+struct Row {
+  int slot, pos;
+};
+
+struct Batched {
+  int64_t R_max, N, Hq, Hkv, D, C;
+  ValueId q, k, v, slots, pos, out;
+  std::unique_ptr<ExecutableGraph> exe;
+  std::vector<float> kc_ref, vc_ref;  // [N, C, Hkv, D]
+  uint32_t seed = 3;
+
+  Batched(int64_t R_max_, int64_t N_, int64_t Hq_, int64_t Hkv_, int64_t D_, int64_t C_)
+      : R_max(R_max_), N(N_), Hq(Hq_), Hkv(Hkv_), D(D_), C(C_) {
+    Graph g;
+    q = g.input("q", DType::F32, {1, R_max, Hq, D});
+    k = g.input("k", DType::F32, {1, R_max, Hkv, D});
+    v = g.input("v", DType::F32, {1, R_max, Hkv, D});
+    slots = g.input("slots", DType::I32, {R_max});
+    pos = g.input("pos", DType::I32, {R_max});
+    ValueId kc = g.state("k_cache", DType::F32, {N, C, Hkv, D}), vc = g.state("v_cache", DType::F32, {N, C, Hkv, D});
+    out = g.tensor(DType::F32, {1, R_max, Hq, D}, "out");
+    g.op("wgrt.sdpa_batched.default", {q, k, v, kc, vc, slots, pos, g.none(), out}, "attn");
+    g.output(out);
+    exe = ExecutableGraph::build(std::move(g), gpu());
+    kc_ref.assign(size_t(N * C * Hkv * D), 0.0f);
+    vc_ref = kc_ref;
+  }
+
+  // Runs rows on the GPU and returns (gpu, reference).
+  std::pair<std::vector<float>, std::vector<float>> run(const std::vector<Row>& rows) {
+    const int64_t R = int64_t(rows.size());
+    std::vector<float> qd = randn(size_t(R * Hq * D), seed++), kd = randn(size_t(R * Hkv * D), seed++),
+                       vd = randn(size_t(R * Hkv * D), seed++);
+    std::vector<int32_t> sl, ps;
+    for (const Row& r : rows) {
+      sl.push_back(r.slot);
+      ps.push_back(r.pos);
+    }
+    exe->set_input(q, {1, R, Hq, D}, std::span<const float>(qd));
+    exe->set_input(k, {1, R, Hkv, D}, std::span<const float>(kd));
+    exe->set_input(v, {1, R, Hkv, D}, std::span<const float>(vd));
+    exe->set_input(slots, {R}, std::span<const int32_t>(sl));
+    exe->set_input(pos, {R}, std::span<const int32_t>(ps));
+    exe->execute();
+    std::vector<float> got = exe->read_f32(out);
+    const size_t row_kv = size_t(Hkv * D), slot_kv = size_t(C) * row_kv;
+    for (int64_t i = 0; i < R; ++i) {  // all writes first, as the op does
+      const size_t dst = size_t(rows[i].slot) * slot_kv + size_t(rows[i].pos) * row_kv;
+      std::copy_n(kd.begin() + long(i) * long(row_kv), row_kv, kc_ref.begin() + long(dst));
+      std::copy_n(vd.begin() + long(i) * long(row_kv), row_kv, vc_ref.begin() + long(dst));
+    }
+    std::vector<float> want;
+    for (int64_t i = 0; i < R; ++i) {
+      const auto s = long(size_t(rows[i].slot) * slot_kv);
+      std::vector<float> kc(kc_ref.begin() + s, kc_ref.begin() + s + long(slot_kv)), vc(vc_ref.begin() + s, vc_ref.begin() + s + long(slot_kv));
+      std::vector<float> qi(qd.begin() + i * Hq * D, qd.begin() + (i + 1) * Hq * D);
+      std::vector<float> o = ref::attention(qi, kc, vc, 1, 1, Hq, Hkv, D, C, rows[i].pos, true, 1.0 / std::sqrt(double(D)));
+      want.insert(want.end(), o.begin(), o.end());
+    }
+    return {got, want};
+  }
+};
+
+std::vector<Row> prefill(int slot, int from, int n) {
+  std::vector<Row> r;
+  for (int i = 0; i < n; ++i) r.push_back({slot, from + i});
+  return r;
+}
+
+std::vector<Row> operator+(std::vector<Row> a, const std::vector<Row>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+}  // namespace
+
+TEST(SdpaBatched, MixedPrefillAndDecodeRowsPerSlot) {
+  struct Case {
+    int64_t Hq, Hkv, D;
+  };
+  for (Case c : {Case{3, 3, 16}, Case{6, 2, 40}, Case{3, 1, 6}}) {
+    Batched t(11, 3, c.Hq, c.Hkv, c.D, 19);
+    const std::vector<std::vector<Row>> steps = {
+        prefill(2, 0, 5),                                      // slot 2 prefills 5
+        prefill(2, 5, 1) + prefill(0, 0, 7),                   // slot 2 decodes beside slot 0's prefill of 7
+        prefill(0, 7, 1) + prefill(2, 6, 1) + prefill(1, 0, 9),  // two decodes + slot 1's prefill: 11 rows
+        prefill(1, 9, 1) + prefill(0, 8, 1) + prefill(2, 7, 1),  // three decodes
+        prefill(2, 0, 4),                                      // slot 2 restarts (a new request in the slot)
+        prefill(0, 9, 10),                                     // slot 0 fills to exactly C_max
+        prefill(1, 10, 1)};
+    for (size_t s = 0; s < steps.size(); ++s) {
+      auto [got, want] = t.run(steps[s]);
+      expect_close(got, want, fmt::format("Hq={} Hkv={} D={} step {}", c.Hq, c.Hkv, c.D, s));
+    }
+  }
+}
+
+TEST(SdpaBatched, BadSlotOrPositionIsALimitErrorAndTheGraphStaysUsable) {
+  Batched t(4, 2, 2, 1, 8, 5);
+  EXPECT_THROW(t.run({{2, 0}}), LimitError);
+  EXPECT_THROW(t.run({{0, 5}}), LimitError);
+  EXPECT_THROW(t.run({{-1, 0}}), LimitError);
+  EXPECT_THROW(t.run({{0, -1}}), LimitError);
+  auto [got, want] = t.run({{1, 0}, {1, 1}});
+  expect_close(got, want, "after errors");
+}
+
+TEST(RopeRows, EachRowAtItsOwnPosition) {
+  for (bool hf : {false, true}) {
+    const int64_t R = 7, Hq = 3, Hkv = 1, D = 10, C = 23;
+    const double theta = hf ? 1e6 : 1e4;
+    ops::RopeTables rt = ops::rope_tables(C, D, theta);
+    Graph g;
+    ValueId xq = g.input("xq", DType::F32, {1, 9, Hq, D}), xk = g.input("xk", DType::F32, {1, 9, Hkv, D});
+    ValueId pos = g.input("pos", DType::I32, {9});
+    ValueId fc = g.constant("cos", DType::F32, {C, D / 2}, ConstantData::from_vector(std::move(rt.cos)));
+    ValueId fs = g.constant("sin", DType::F32, {C, D / 2}, ConstantData::from_vector(std::move(rt.sin)));
+    ValueId qo = g.tensor(DType::F32, {1, 9, Hq, D}, "qo"), ko = g.tensor(DType::F32, {1, 9, Hkv, D}, "ko");
+    g.op(hf ? "wgrt.rope_rows_hf.default" : "wgrt.rope_rows.default", {xq, xk, fc, fs, pos, qo, ko}, "rope");
+    g.output(qo);
+    g.output(ko);
+    auto exe = ExecutableGraph::build(std::move(g), gpu());
+    std::vector<float> q = randn(size_t(R * Hq * D), 1), k = randn(size_t(R * Hkv * D), 2);
+    std::vector<int32_t> p = {0, 22, 5, 5, 1, 17, 3};
+    exe->set_input(xq, {1, R, Hq, D}, std::span<const float>(q));
+    exe->set_input(xk, {1, R, Hkv, D}, std::span<const float>(k));
+    exe->set_input(pos, {R}, std::span<const int32_t>(p));
+    exe->execute();
+    std::vector<float> gq = exe->read_f32(qo), gk = exe->read_f32(ko), wq, wk;
+    for (int64_t i = 0; i < R; ++i) {
+      std::vector<float> qi(q.begin() + i * Hq * D, q.begin() + (i + 1) * Hq * D), ki(k.begin() + i * Hkv * D, k.begin() + (i + 1) * Hkv * D);
+      std::vector<float> a = ref::rope(qi, 1, 1, Hq, D, p[size_t(i)], theta, hf), b = ref::rope(ki, 1, 1, Hkv, D, p[size_t(i)], theta, hf);
+      wq.insert(wq.end(), a.begin(), a.end());
+      wk.insert(wk.end(), b.begin(), b.end());
+    }
+    expect_close(gq, wq, fmt::format("q hf={}", hf));
+    expect_close(gk, wk, fmt::format("k hf={}", hf));
+    std::vector<int32_t> bad = {0, 23, 0, 0, 0, 0, 0};
+    exe->set_input(pos, {R}, std::span<const int32_t>(bad));
+    EXPECT_THROW(exe->execute(), LimitError);
+  }
+}
