@@ -26,7 +26,8 @@
 // model's fixed dims), LimitError (a tensor larger than the adapter's buffer limits), GpuError.
 //
 // Threads: an OnnxModel may be used from one thread at a time (run() is not reentrant; the object holds its
-// own device). Different OnnxModels may run concurrently on different threads.
+// own device or shares one, OnnxOptions::share_device). OnnxModels with their own devices may run
+// concurrently on different threads; models that share a device must not run at the same time.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -57,7 +58,7 @@ struct OnnxOptions {
   std::string adapter;        // adapter spec (see `wgrt info --help`); empty: WGRT_ADAPTER or the best
   int max_cached_graphs = 8;  // compiled input-size variants kept (least recently used dropped)
   // Run on the same GPU device as this model (adapter is then ignored); the device lives as long as any model
-  // using it. Models sharing a device must still be used from one thread at a time each.
+  // using it. Models sharing a device must not run at the same time (see Threads above).
   const class OnnxModel* share_device = nullptr;
   bool profile = false;       // GPU timestamp profiling of each run (needs timestamp-query): profile_table()
 };

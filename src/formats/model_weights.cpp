@@ -7,6 +7,7 @@
 
 #include "formats/gguf.h"
 #include "formats/llama2c.h"
+#include "formats/model_families.h"
 #include "util/printable.h"
 
 namespace wgrt {
@@ -64,7 +65,7 @@ void WeightSource::validate() const {
     if (t->shape != shape)
       throw FormatError("tensor '" + name + "' has shape " + shape_str(t->shape) + ", expected " + shape_str(shape));
   };
-  std::set<std::string> expected = {"rope_freqs"};  // accepted and ignored (model_weights.h)
+  std::set<std::string> expected;
   auto expect = [&](const std::string& name, std::vector<int64_t> shape) {
     expected.insert(name);
     check(name, std::move(shape));
@@ -92,6 +93,10 @@ void WeightSource::validate() const {
     if (c.has_qk_norm) {
       expect(b + "attn_q_norm", {c.head_dim});
       expect(b + "attn_k_norm", {c.head_dim});
+    }
+    if (c.post_norms) {
+      expect(b + "post_attention_norm", {c.dim});
+      expect(b + "post_ffw_norm", {c.dim});
     }
   }
   for (const auto& [name, t] : tensors_)
@@ -124,8 +129,9 @@ WeightSource load_gguf_llama(GgufFile file) {
     throw FormatError(ctx + ": no tensors, only a vocabulary (a vocab-only file): wgrt tokenize -m reads it");
   LlamaConfig& c = ws.cfg_;
   c.arch = g->get_string("general.architecture");
-  if (c.arch != "llama" && c.arch != "qwen2" && c.arch != "qwen3")
-    throw Unsupported(ctx + ": architecture '" + printable(c.arch) + "' is not supported (llama, qwen2, qwen3)");
+  if (!llama_family_supported(c.arch))
+    throw Unsupported(ctx + ": architecture '" + printable(c.arch) +
+                      "' is not supported (llama, qwen2, qwen3, gemma2, gemma3, phi3)");
   const std::string a = c.arch + ".";
   auto get_int = [&](const std::string& key, uint32_t hi) {
     uint32_t v = g->get_u32(key);
@@ -161,6 +167,7 @@ WeightSource load_gguf_llama(GgufFile file) {
     throw FormatError(ctx + ": " + a + "attention.layer_norm_rms_epsilon = " + std::to_string(c.rms_eps) +
                       " is outside (0, 1)");
   c.rope_interleaved = c.arch == "llama";
+  read_family_config(*g, c, ctx);
 
   for (const GgufTensorInfo& ti : g->tensors()) {
     WeightTensor t;
@@ -177,8 +184,7 @@ WeightSource load_gguf_llama(GgufFile file) {
   if (!emb || emb->shape.size() != 2) throw FormatError(ctx + ": missing or non-2-D tensor token_embd.weight");
   c.vocab_size = static_cast<int>(std::min<int64_t>(emb->shape[0], 1 << 24));
   c.tied_embeddings = !ws.has("output");
-  c.has_qkv_bias = ws.has("blk.0.attn_q.bias");
-  c.has_qk_norm = ws.has("blk.0.attn_q_norm");
+  read_family_tensors(ws, ctx);
   ws.validate();
   return ws;
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "ops/linear/linear_ggml.h"
 #include "wgrt/error.h"
 
 namespace wgrt::models {
@@ -25,48 +26,63 @@ LlamaFootprint llama_footprint(const WeightSource& w, const LlamaGraphOptions& o
     if (bound && bytes > f.bound.bytes) f.bound = {bytes, name};
   };
   auto q4 = [&](const WeightTensor& t) { return t.type == GgmlType::Q4_0 && o.weights == WeightPolicy::Auto; };
+  // The builder's rule (llama_graph.cpp keeps_blocks): block-format types stay as the file's bytes.
+  auto blocks = [&](const WeightTensor& t) {
+    auto b = ops::ggml_gpu_block(int64_t(t.type));
+    return o.weights == WeightPolicy::Auto && !q4(t) && t.type != GgmlType::F32 && t.shape.size() == 2 && b &&
+           t.cols() % b->elems == 0;
+  };
   // One weight constant (q4gsw: qweight and scales are separate buffers).
-  auto weight = [&](const std::string& name, uint64_t elems, bool as_q4, bool bound) {
-    if (as_q4) {
+  auto weight = [&](const std::string& name, uint64_t elems, bool as_q4, bool bound, uint64_t raw_bytes = 0) {
+    const uint64_t before = f.gpu_bytes;
+    if (raw_bytes) {
+      add(name, raw_bytes, true, bound);
+    } else if (as_q4) {
       add(name + ".qweight", elems / 2, true, bound);
       add(name + ".scales", elems / 8, true, bound);
     } else {
       add(name, elems * 4, true, bound);
     }
+    f.weight_bytes += f.gpu_bytes - before;
   };
+  auto raw = [&](const WeightTensor& t) { return blocks(t) ? uint64_t(t.data.size()) : uint64_t(0); };
   for (const std::string& name : w.names()) {
     const WeightTensor& t = w.get(name);
-    if (name == "rope_freqs") continue;  // not uploaded
     const bool matrix = t.shape.size() == 2, linear = matrix && name != "tok_embd";
     if (name.ends_with(".ffn_up")) continue;  // counted with its gate
     if (name.ends_with(".ffn_gate")) {
       const std::string stem = name.substr(0, name.size() - 4);
       const WeightTensor& u = w.get(stem + "up");
-      if (q4(t) == q4(u)) {
-        weight(stem + "gate_up", t.n_elements + u.n_elements, q4(t), false);
+      if (q4(t) == q4(u) && blocks(t) == blocks(u)) {
+        weight(stem + "gate_up", t.n_elements + u.n_elements, q4(t), false, raw(t) + raw(u));
       } else {
-        weight(name, t.n_elements, q4(t), false);
-        weight(stem + "up", u.n_elements, q4(u), false);
+        weight(name, t.n_elements, q4(t), false, raw(t));
+        weight(stem + "up", u.n_elements, q4(u), false, raw(u));
       }
       continue;
     }
-    weight(name, t.n_elements, matrix && q4(t), !linear);
+    weight(name, t.n_elements, matrix && q4(t), !linear, raw(t));
   }
   const uint64_t C = uint64_t(o.context > 0 ? o.context : c.context_length);
   const uint64_t S = o.max_prefill > 0 ? std::min<uint64_t>(uint64_t(o.max_prefill), C) : std::min<uint64_t>(C, 512);
   const uint64_t kv = C * uint64_t(c.n_kv_heads) * uint64_t(c.head_dim) * 4;
+  f.context = int(C);
   for (int l = 0; l < c.n_layers; ++l) {
     add(fmt::format("blk.{}.k_cache", l), kv, false, true);
     add(fmt::format("blk.{}.v_cache", l), kv, false, true);
+    f.kv_bytes += 2 * kv;
   }
-  add("rope.cos", C * uint64_t(c.head_dim / 2) * 4, true, true);
-  add("rope.sin", C * uint64_t(c.head_dim / 2) * 4, true, true);
+  for (int t = 0; t < (c.swa_layers.empty() ? 1 : 2); ++t) {
+    add(t ? "rope_swa.cos" : "rope.cos", C * uint64_t(c.head_dim / 2) * 4, true, true);
+    add(t ? "rope_swa.sin" : "rope.sin", C * uint64_t(c.head_dim / 2) * 4, true, true);
+  }
   add("attention scores", S * uint64_t(c.n_heads) * C * 4, false, true);
   add("activation", S * 2 * uint64_t(std::max(c.hidden_dim, c.dim)) * 4, false, true);
   return f;
 }
 
-void check_llama_fits(const LlamaFootprint& f, uint64_t max_buffer, uint64_t max_binding, uint64_t host_available) {
+void check_llama_fits(const LlamaFootprint& f, uint64_t max_buffer, uint64_t max_binding, uint64_t host_available,
+                      uint64_t device_memory, const std::string& adapter) {
   auto fix = [](const std::string& name) {
     const bool ctx = name.find("cache") != std::string::npos || name.starts_with("rope.") || name == "attention scores";
     return ctx ? "use a smaller --ctx (or --prefill-chunk)" : "use a Q4_0 model (and no --f32) or a smaller model";
@@ -81,6 +97,13 @@ void check_llama_fits(const LlamaFootprint& f, uint64_t max_buffer, uint64_t max
                                  "maxStorageBufferBindingSize of {} bytes ({}); {}",
                                  f.bound.name, f.bound.bytes, mib(f.bound.bytes), max_binding, mib(max_binding),
                                  fix(f.bound.name)));
+  if (device_memory > 0 && f.gpu_bytes > device_memory)
+    throw LimitError(fmt::format(
+        "the model needs about {} of GPU memory ({} of weights, {} of KV cache for a context of {}, {} other), but "
+        "the adapter {} has {} of device memory; use a smaller --ctx, a smaller quantization (such as Q4_K_M or "
+        "Q4_0) or a smaller model",
+        mib(f.gpu_bytes), mib(f.weight_bytes), mib(f.kv_bytes), f.context, mib(f.gpu_bytes - f.weight_bytes - f.kv_bytes),
+        adapter.empty() ? std::string("in use") : "'" + adapter + "'", mib(device_memory)));
   if (host_available > 0 && f.host_bytes > host_available)
     throw LimitError(fmt::format("loading needs about {} of host memory for the converted weights, but only {} "
                                  "is available; use a Q4_0 model, a smaller --ctx or a smaller model",

@@ -3,9 +3,10 @@
 // created (a --ctx of 2^26, or an F32 1B model on an adapter with 1 GiB bindings, used to spend seconds and
 // gigabytes first).
 //
-// Counted: every weight constant as uploaded (f32, or q4gsw u32 qweight + f32 scales for Q4_0 kept 4-bit;
-// gate/up stacked when both are stored alike, as the builder does), the K and V cache of each layer
-// ([C, n_kv_heads, head_dim] f32), the RoPE cos/sin tables ([C, head_dim/2] f32 each), the attention score
+// Counted: every weight constant as uploaded (f32, q4gsw u32 qweight + f32 scales for Q4_0 kept 4-bit, or the
+// file's bytes for the types the block-format kernels decode; gate/up stacked when both are stored alike, as
+// the builder does), the K and V cache of each layer ([C, n_kv_heads, head_dim] f32), the RoPE cos/sin
+// tables ([C, head_dim/2] f32 each; a second pair for sliding-window layers), the attention score
 // scratch ([S * n_heads, C] f32) and the largest activation ([S, 2 * ffn] f32). Every buffer must fit
 // maxBufferSize. Buffers the kernels bind whole must also fit maxStorageBufferBindingSize: all of the above
 // except the linear layers' weights, which ops/linear splits into binding-sized row ranges (the token
@@ -28,17 +29,21 @@ struct LlamaFootprint {
   Largest buffer;         // the largest GPU buffer
   Largest bound;          // the largest buffer bound whole
   uint64_t gpu_bytes = 0;   // all buffers together
+  uint64_t weight_bytes = 0, kv_bytes = 0;  // of which weight constants, and K/V caches
   uint64_t host_bytes = 0;  // host memory the graph build holds at its peak
+  int context = 0;          // the KV-cache length counted
 };
 
 // Shapes only: reads no tensor data. `opts` as given to build_llama_graph (context 0 = the model's).
 LlamaFootprint llama_footprint(const WeightSource& w, const LlamaGraphOptions& opts);
 
 // LimitError naming the buffer, its size and the limit when buffer exceeds max_buffer_bytes (maxBufferSize),
-// bound exceeds max_binding_bytes (maxStorageBufferBindingSize), or host_bytes exceeds host_available_bytes
-// (0: not checked). The messages suggest the fix (a smaller --ctx, Q4_0 weights, a smaller model).
+// bound exceeds max_binding_bytes (maxStorageBufferBindingSize), gpu_bytes exceeds device_memory_bytes (the
+// adapter's device-local memory, webgpu::AdapterInfo::device_local_bytes; 0: not checked; the message names
+// both sizes, the weight and KV-cache parts and `adapter`), or host_bytes exceeds host_available_bytes (0: not
+// checked). The messages suggest the fix (a smaller --ctx, a smaller quantization, a smaller model).
 void check_llama_fits(const LlamaFootprint& f, uint64_t max_buffer_bytes, uint64_t max_binding_bytes,
-                      uint64_t host_available_bytes);
+                      uint64_t host_available_bytes, uint64_t device_memory_bytes = 0, const std::string& adapter = "");
 
 // MemAvailable from /proc/meminfo in bytes, or 0 when it cannot be read.
 uint64_t host_available_bytes();

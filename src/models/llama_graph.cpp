@@ -8,7 +8,7 @@
 
 
 #include "ops/linear/linear_ggml.h"
-#include "ops/rope/rope_tables.h"
+#include "models/rope_scaling.h"
 #include "wgrt/error.h"
 
 namespace wgrt::models {
@@ -145,7 +145,7 @@ class Builder {
 
   // (x + residual, rms_norm(x + residual)) in one dispatch.
   std::pair<ValueId, ValueId> add_rms_norm(ValueId x, ValueId residual, ValueId weight, const std::string& label) {
-    const Dims& d = g().tensor_at(x).max_dims;
+    const Dims d = g().tensor_at(x).max_dims;  // a copy: creating a tensor may move the graph's storage
     ValueId sum = g().tensor(DType::F32, d, label + ".residual"), y = g().tensor(DType::F32, d, label);
     g().op("wgrt.add_rms_norm.default", {x, residual, weight, g().real(cfg_.rms_eps), sum, y}, label);
     return {sum, y};
@@ -157,6 +157,22 @@ class Builder {
     ValueId y = g().tensor(DType::F32, d, label);
     g().op("aten.view_copy.default", {x, g().int_list(std::move(sizes)), y}, label);
     return y;
+  }
+
+  // wgrt.scale (x * s) or wgrt.softcap (c * tanh(x / c)), elementwise.
+  ValueId scalar_op(const char* op, ValueId x, double s, const std::string& label) {
+    ValueId y = g().tensor(DType::F32, g().tensor_at(x).max_dims, label);
+    g().op(op, {x, g().real(s), y}, label);
+    return y;
+  }
+
+  // The RoPE cos/sin tables of a layer kind (sliding-window layers have their own base; rope_scaling.h).
+  std::pair<ValueId, ValueId> rope_tables(int C, bool swa) {
+    ops::RopeTables rt = rope_tables_for(C, rope_frequencies(cfg_, C, swa));
+    const int64_t half = cfg_.head_dim / 2;
+    const std::string n = swa ? "rope_swa" : "rope";
+    return {g().constant(n + ".cos", DType::F32, {C, half}, ConstantData::from_vector(std::move(rt.cos))),
+            g().constant(n + ".sin", DType::F32, {C, half}, ConstantData::from_vector(std::move(rt.sin)))};
   }
 
   ValueId binary(const char* op, ValueId a, ValueId b, const std::string& label, bool alpha) {
@@ -182,10 +198,8 @@ class Builder {
     ValueId pos = g().symint();
     g().op("et_vk.select_as_symint.default", {out_.input_pos, g().int_value(0), g().int_value(0), pos}, "input_pos");
 
-    ops::RopeTables rt = ops::rope_tables(C, hd, double(cfg_.rope_theta));
-    std::vector<float> cosv = std::move(rt.cos), sinv = std::move(rt.sin);
-    ValueId fcos = g().constant("rope.cos", DType::F32, {C, hd / 2}, ConstantData::from_vector(std::move(cosv)));
-    ValueId fsin = g().constant("rope.sin", DType::F32, {C, hd / 2}, ConstantData::from_vector(std::move(sinv)));
+    const auto rope_global = rope_tables(C, false);
+    const auto rope_swa = cfg_.swa_layers.empty() ? rope_global : rope_tables(C, true);
     const char* rope_op = cfg_.rope_interleaved ? "et_vk.apply_rotary_emb.default" : "et_vk.apply_rotary_emb_hf.default";
 
     // Token embedding.
@@ -198,6 +212,7 @@ class Builder {
       g().op("et_vk.embedding_q4gsw.default", {emb.weight, emb.scales, g().int_value(32), out_.tokens, x}, "tok_embd");
     else
       g().op("aten.embedding.default", {emb.weight, out_.tokens, x}, "tok_embd");
+    if (cfg_.embd_scale != 0.0f) x = scalar_op("wgrt.scale.default", x, cfg_.embd_scale, "embd_scaled");
 
     // Each residual add is fused with the norm that follows it (wgrt.add_rms_norm); h is the current block input.
     ValueId h = rms_norm(x, vector("blk.0.attn_norm"), "blk.0.attn_norm");
@@ -212,28 +227,39 @@ class Builder {
         k = rms_norm(k, vector(p + "attn_k_norm"), p + "attn_k_norm");
       }
       ValueId qr = g().tensor(DType::F32, {1, S, Hq, hd}, p + "q_rope"), kr = g().tensor(DType::F32, {1, S, Hkv, hd}, p + "k_rope");
+      const bool swa = cfg_.is_swa(l);
+      const auto& [fcos, fsin] = swa ? rope_swa : rope_global;
       g().op(rope_op, {q, k, fcos, fsin, pos, qr, kr}, p + "rope");
       ValueId kc = g().state(p + "k_cache", DType::F32, {1, C, Hkv, hd});
       ValueId vc = g().state(p + "v_cache", DType::F32, {1, C, Hkv, hd});
       ValueId att = g().tensor(DType::F32, {1, S, Hq, hd}, p + "attn");
-      g().op("llama.sdpa_with_kv_cache.default",
-             {qr, kr, v, kc, vc, pos, g().none(), g().none(), g().real(0.0), g().boolean(true), g().none(), att}, p + "sdpa");
+      const ValueId scale = cfg_.attn_scale != 0.0f ? g().real(cfg_.attn_scale) : g().none();
+      if (cfg_.attn_softcap != 0.0f || swa)  // gemma: soft-capped scores, sliding window
+        g().op("wgrt.sdpa_with_kv_cache_swa.default",
+               {qr, kr, v, kc, vc, pos, g().none(), g().none(), g().real(0.0), g().boolean(true), scale,
+                g().real(cfg_.attn_softcap), g().int_value(swa ? cfg_.sliding_window : 0), att}, p + "sdpa");
+      else
+        g().op("llama.sdpa_with_kv_cache.default",
+               {qr, kr, v, kc, vc, pos, g().none(), g().none(), g().real(0.0), g().boolean(true), scale, att}, p + "sdpa");
       ValueId o = linear(view(att, {1, -1, Hq * hd}, p + "attn_flat"), p + "attn_output", "", p + "attn_output");
+      if (cfg_.post_norms) o = rms_norm(o, vector(p + "post_attention_norm"), p + "post_attention_norm");
       auto [x2, h2] = add_rms_norm(x, o, vector(p + "ffn_norm"), p + "ffn_norm");
       ValueId prod;
       if (auto gu = stacked(p + "ffn_gate", p + "ffn_up", p + "ffn_gate_up")) {
         // One GEMV over [gate; up], then silu(gate) * up in one dispatch.
         ValueId both = linear(h2, *gu, "", p + "ffn_gate_up");
         prod = g().tensor(DType::F32, like(both, gu->n / 2), p + "ffn_swiglu");
-        g().op("wgrt.swiglu.default", {both, prod}, p + "ffn_swiglu");
+        g().op(cfg_.gelu_ffn ? "wgrt.geglu.default" : "wgrt.swiglu.default", {both, prod}, p + "ffn_swiglu");
       } else {
         ValueId gate = linear(h2, p + "ffn_gate", "", p + "ffn_gate");
         ValueId up = linear(h2, p + "ffn_up", "", p + "ffn_up");
         ValueId act = g().tensor(DType::F32, g().tensor_at(gate).max_dims, p + "ffn_silu");
-        g().op("aten.silu.default", {gate, act}, p + "ffn_silu");
+        if (cfg_.gelu_ffn) g().op("aten.gelu.default", {gate, g().string("tanh"), act}, p + "ffn_gelu");
+        else g().op("aten.silu.default", {gate, act}, p + "ffn_silu");
         prod = binary("aten.mul.Tensor", act, up, p + "ffn_mul", false);
       }
       ValueId down = linear(prod, p + "ffn_down", "", p + "ffn_down");
+      if (cfg_.post_norms) down = rms_norm(down, vector(p + "post_ffw_norm"), p + "post_ffw_norm");
       if (l + 1 < cfg_.n_layers) {
         std::string next = fmt::format("blk.{}.attn_norm", l + 1);
         std::tie(x, h) = add_rms_norm(x2, down, vector(next), next);
@@ -247,6 +273,7 @@ class Builder {
     g().op("aten.select_copy.int", {x, g().int_value(1), g().int_value(-1), last}, "last_hidden");
     ValueId n = rms_norm(last, vector("output_norm"), "output_norm");
     out_.logits = linear(n, w_.has("output") ? "output" : "tok_embd", "", "output");
+    if (cfg_.final_softcap != 0.0f) out_.logits = scalar_op("wgrt.softcap.default", out_.logits, cfg_.final_softcap, "logits_softcap");
     out_.next_token = g().tensor(DType::I32, {1}, "next_token");
     g().op("wgrt.argmax_checked.default", {out_.logits, g().int_value(-1), g().boolean(false), out_.next_token}, "argmax");
     g().output(out_.logits);

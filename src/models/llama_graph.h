@@ -1,4 +1,4 @@
-// Builds the wgrt graph of a Llama-family decoder (llama, qwen2, qwen3) from a WeightSource.
+// Builds the wgrt graph of a Llama-family decoder (llama, qwen2, qwen3, gemma2, gemma3, phi3) from a WeightSource.
 //
 // One graph serves prefill and decode: `tokens` is an i32 input [1, S] with S <= max_prefill, `input_pos`
 // an i32 input [1] read into a SymInt (et_vk.select_as_symint), so positions advance without rebuilding.
@@ -14,7 +14,13 @@
 // blocks and decoded inside wgrt.linear_ggml / wgrt.embedding_ggml. Every other type ggml_type_decodable()
 // accepts, and every vector, is dequantized to f32 at load (interim for matrices: 4 bytes per weight on the
 // GPU; LlamaGraph::widened_* say how much that costs). WeightPolicy::F32 dequantizes everything.
-// Follows: Meta Llama / llama2.c run.c forward pass; Qwen2/Qwen3 (Hugging Face modeling code).
+// RoPE tables include the file's frequency scaling (models/rope_scaling.h); sliding-window layers get their own.
+// Family switches (LlamaConfig): embd_scale -> wgrt.scale after the embedding; post_norms -> rms_norm of the
+// attention and FFN outputs before their residual adds; gelu_ffn -> GeGLU (wgrt.geglu) instead of SwiGLU;
+// attn_softcap or a sliding-window layer -> wgrt.sdpa_with_kv_cache_swa; attn_scale -> the SDPA scale;
+// final_softcap -> wgrt.softcap on the logits. phi3's fused tensors arrive split (formats/model_families.h).
+// Follows: Meta Llama / llama2.c run.c forward pass; Qwen2/Qwen3 (Hugging Face modeling code); llama.cpp
+// 80fb11a src/models/gemma2.cpp, gemma3.cpp, phi3.cpp.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -60,8 +60,10 @@ class LlmImpl final : public Llm {
     go.weights = o.force_f32 ? models::WeightPolicy::F32 : models::WeightPolicy::Auto;
     if (go.context <= model_ctx) {  // else build_llama_graph names the bad context
       const WGPULimits& lim = dev_->limits();
+      const webgpu::AdapterInfo& ai = dev_->adapter_info();
       models::check_llama_fits(models::llama_footprint(weights_, go), lim.maxBufferSize,
-                               lim.maxStorageBufferBindingSize, models::host_available_bytes());
+                               lim.maxStorageBufferBindingSize, models::host_available_bytes(),
+                               ai.device_local_bytes, ai.summary());
     }
     // The tokenizer after the size check: a model too large for the device fails from its shapes alone.
     tok_ = models::load_tokenizer(weights_, o.tokenizer);

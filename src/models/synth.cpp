@@ -7,6 +7,8 @@
 #include <memory>
 #include <wgrt/error.h>
 
+#include "models/rope_scaling.h"
+
 namespace wgrt::models {
 
 namespace {
@@ -16,12 +18,24 @@ namespace {
 // rope_theta, rms_norm_eps, tie_word_embeddings).
 const std::vector<SynthConfig> kPresets = {
     {.name = "llama-3.2-1b", .arch = "llama", .dim = 2048, .ffn = 8192, .layers = 16, .heads = 32, .kv_heads = 8,
-     .head_dim = 64, .vocab = 128256, .context = 131072, .rope_theta = 500000.0f, .rms_eps = 1e-5f},
+     .head_dim = 64, .vocab = 128256, .context = 131072, .rope_theta = 500000.0f, .rms_eps = 1e-5f,
+     .llama3_factor = 32.0f, .llama3_low = 1.0f, .llama3_high = 4.0f, .llama3_orig = 8192},
     {.name = "qwen2.5-0.5b", .arch = "qwen2", .dim = 896, .ffn = 4864, .layers = 24, .heads = 14, .kv_heads = 2,
      .head_dim = 64, .vocab = 151936, .context = 32768, .rope_theta = 1000000.0f, .rms_eps = 1e-6f,
      .qkv_bias = true},
     {.name = "smollm2-135m", .arch = "llama", .dim = 576, .ffn = 1536, .layers = 30, .heads = 9, .kv_heads = 3,
      .head_dim = 64, .vocab = 49152, .context = 8192, .rope_theta = 100000.0f, .rms_eps = 1e-5f},
+    // Gemma 2 2B: query_pre_attn_scalar 256 = head_dim; alternating sliding-window (4096) and global layers.
+    {.name = "gemma-2-2b", .arch = "gemma2", .dim = 2304, .ffn = 9216, .layers = 26, .heads = 8, .kv_heads = 4,
+     .head_dim = 256, .vocab = 256000, .context = 8192, .rope_theta = 10000.0f, .rms_eps = 1e-6f,
+     .sliding_window = 4096, .swa_pattern = 2, .attn_softcap = 50.0f, .final_softcap = 30.0f},
+    // Gemma 3 1B: 5 local (window 512, base 10000) : 1 global (base 1e6) layers; q/k norms.
+    {.name = "gemma-3-1b", .arch = "gemma3", .dim = 1152, .ffn = 6912, .layers = 26, .heads = 4, .kv_heads = 1,
+     .head_dim = 256, .vocab = 262144, .context = 32768, .rope_theta = 1000000.0f, .rms_eps = 1e-6f,
+     .sliding_window = 512, .swa_pattern = 6, .rope_theta_swa = 10000.0f},
+    {.name = "phi-3-mini-4k", .arch = "phi3", .dim = 3072, .ffn = 8192, .layers = 32, .heads = 32, .kv_heads = 32,
+     .head_dim = 96, .vocab = 32064, .context = 4096, .rope_theta = 10000.0f, .rms_eps = 1e-5f, .tied = false,
+     .control_tokens = {"<|endoftext|>", "<|end|>"}, .eot_token = "<|end|>"},  // llama.cpp's phi3 vocab needs <|endoftext|>
 };
 
 constexpr int kFirstFiller = 3 + 256;  // <unk> <s> </s> and the 256 byte tokens
@@ -94,6 +108,27 @@ void set_vocab(GgufWriter& w, const SynthConfig& c) {
   if (!c.chat_template.empty()) w.set("tokenizer.chat_template", GgufValue::of_string(c.chat_template));
 }
 
+// RoPE scaling and family keys (synth.h).
+void set_family_keys(GgufWriter& w, const SynthConfig& c) {
+  const std::string a = c.arch + ".";
+  if (!c.rope_scaling_type.empty()) {
+    w.set(a + "rope.scaling.type", GgufValue::of_string(c.rope_scaling_type));
+    w.set(a + "rope.scaling.factor", GgufValue::of_f32(c.rope_factor));
+    w.set(a + "rope.scaling.original_context_length", GgufValue::of_u32(uint32_t(c.rope_orig_context ? c.rope_orig_context : c.context)));
+  }
+  if (c.longrope_factors > 0) {
+    const double orig = c.rope_orig_context ? c.rope_orig_context : c.context, scale = double(c.context) / orig;
+    w.set(a + "rope.scaling.original_context_length", GgufValue::of_u32(uint32_t(orig)));
+    w.set(a + "rope.scaling.attn_factor",
+          GgufValue::of_f32(float(scale > 1 ? std::sqrt(1 + std::log(scale) / std::log(orig)) : 1.0)));
+  }
+  if (c.sliding_window > 0) w.set(a + "attention.sliding_window", GgufValue::of_u32(uint32_t(c.sliding_window)));
+  if (c.swa_pattern > 0) w.set(a + "attention.sliding_window_pattern", GgufValue::of_u32(uint32_t(c.swa_pattern)));
+  if (c.attn_softcap > 0) w.set(a + "attn_logit_softcapping", GgufValue::of_f32(c.attn_softcap));
+  if (c.final_softcap > 0) w.set(a + "final_logit_softcapping", GgufValue::of_f32(c.final_softcap));
+  if (c.rope_theta_swa > 0) w.set(a + "rope.freq_base_swa", GgufValue::of_f32(c.rope_theta_swa));
+}
+
 }  // namespace
 
 const std::vector<SynthConfig>& synth_presets() { return kPresets; }
@@ -112,8 +147,12 @@ void validate_synth(const SynthConfig& c, GgmlType type) {
   auto bad = [&](std::string_view field, int64_t v, std::string_view why) {
     throw InvalidArgument(fmt::format("synth config '{}': {} = {} {}", c.name, field, v, why));
   };
-  if (c.arch != "llama" && c.arch != "qwen2")
-    throw InvalidArgument(fmt::format("synth config '{}': arch '{}' is not llama or qwen2", c.name, c.arch));
+  if (c.arch != "llama" && c.arch != "qwen2" && c.arch != "gemma2" && c.arch != "gemma3" && c.arch != "phi3")
+    throw InvalidArgument(fmt::format("synth config '{}': arch '{}' is not llama, qwen2, gemma2, gemma3 or phi3", c.name, c.arch));
+  if (c.arch == "phi3" && int64_t(c.heads) * c.head_dim != c.dim)
+    bad("heads*head_dim", int64_t(c.heads) * c.head_dim, "differs from dim (phi3 has a square attention)");
+  if (!c.rope_scaling_type.empty() && c.rope_scaling_type != "linear" && c.rope_scaling_type != "yarn")
+    throw InvalidArgument(fmt::format("synth config '{}': rope_scaling_type '{}' is not linear or yarn", c.name, c.rope_scaling_type));
   auto range = [&](std::string_view field, int v, int64_t lo, int64_t hi) {
     if (v < lo || v > hi) bad(field, v, fmt::format("is outside [{}, {}]", lo, hi));
   };
@@ -154,6 +193,7 @@ uint64_t synth_param_count(const SynthConfig& c) {
   const uint64_t D = uint64_t(c.dim), F = uint64_t(c.ffn), Q = uint64_t(c.heads) * c.head_dim,
                  KV = uint64_t(c.kv_heads) * c.head_dim, V = uint64_t(c.vocab);
   uint64_t per_layer = 2 * D + D * Q + 2 * D * KV + Q * D + 3 * D * F + (c.qkv_bias ? Q + 2 * KV : 0);
+  if (c.arch == "gemma2" || c.arch == "gemma3") per_layer += 2 * D + (c.arch == "gemma3" ? 2 * uint64_t(c.head_dim) : 0);
   return V * D * (c.tied ? 1 : 2) + D + uint64_t(c.layers) * per_layer;
 }
 
@@ -178,6 +218,7 @@ GgufWriter synth_gguf(const SynthConfig& c, GgmlType type, uint64_t seed) {
   w.set(a + "attention.layer_norm_rms_epsilon", GgufValue::of_f32(c.rms_eps));
   w.set(a + "rope.freq_base", GgufValue::of_f32(c.rope_theta));
   w.set(a + "rope.dimension_count", u32(c.head_dim));
+  set_family_keys(w, c);
   set_vocab(w, c);
 
   const uint64_t D = uint64_t(c.dim), F = uint64_t(c.ffn), Q = uint64_t(c.heads) * c.head_dim,
@@ -192,23 +233,56 @@ GgufWriter synth_gguf(const SynthConfig& c, GgmlType type, uint64_t seed) {
   };
   auto ones = [&](const std::string& name, uint64_t n) {
     std::vector<float> v(n, 1.0f);
+    if (c.random_norms) {
+      fill_random(mix64(base ^ fnv1a(name)), 0, c.init_std / 2, v);
+      for (float& x : v) x += 1.0f;
+    }
     w.add_tensor_f32(name, {n}, v, GgmlType::F32);
   };
+  const bool gemma = c.arch == "gemma2" || c.arch == "gemma3", phi3 = c.arch == "phi3";
   random("token_embd.weight", {D, V}, type);
+  if (c.llama3_factor > 0) {
+    std::vector<float> f = llama3_rope_factors(c.head_dim, c.rope_theta, c.llama3_factor, c.llama3_low, c.llama3_high, c.llama3_orig);
+    w.add_tensor_f32("rope_freqs.weight", {f.size()}, f, GgmlType::F32);
+  }
+  if (c.longrope_factors > 0) {
+    const uint64_t half = uint64_t(c.head_dim / 2);
+    std::vector<float> lf(half), sf(half);
+    for (uint64_t i = 0; i < half; ++i) {
+      lf[i] = 1.0f + c.longrope_factors * float(i) / float(half);
+      sf[i] = 1.0f + float(i) / float(half) / 4.0f;
+    }
+    w.add_tensor_f32("rope_factors_long.weight", {half}, lf, GgmlType::F32);
+    w.add_tensor_f32("rope_factors_short.weight", {half}, sf, GgmlType::F32);
+  }
   for (int i = 0; i < c.layers; ++i) {
     const std::string b = fmt::format("blk.{}.", i);
     ones(b + "attn_norm.weight", D);
-    random(b + "attn_q.weight", {D, Q}, type);
-    if (c.qkv_bias) random(b + "attn_q.bias", {Q}, GgmlType::F32);
-    random(b + "attn_k.weight", {D, KV}, type);
-    if (c.qkv_bias) random(b + "attn_k.bias", {KV}, GgmlType::F32);
-    random(b + "attn_v.weight", {D, KV}, type);
-    if (c.qkv_bias) random(b + "attn_v.bias", {KV}, GgmlType::F32);
+    if (phi3) {
+      random(b + "attn_qkv.weight", {D, Q + 2 * KV}, type);
+    } else {
+      random(b + "attn_q.weight", {D, Q}, type);
+      if (c.qkv_bias) random(b + "attn_q.bias", {Q}, GgmlType::F32);
+      random(b + "attn_k.weight", {D, KV}, type);
+      if (c.qkv_bias) random(b + "attn_k.bias", {KV}, GgmlType::F32);
+      random(b + "attn_v.weight", {D, KV}, type);
+      if (c.qkv_bias) random(b + "attn_v.bias", {KV}, GgmlType::F32);
+    }
+    if (c.arch == "gemma3") {
+      ones(b + "attn_q_norm.weight", uint64_t(c.head_dim));
+      ones(b + "attn_k_norm.weight", uint64_t(c.head_dim));
+    }
     random(b + "attn_output.weight", {Q, D}, type);
+    if (gemma) ones(b + "post_attention_norm.weight", D);
     ones(b + "ffn_norm.weight", D);
-    random(b + "ffn_gate.weight", {D, F}, type);
-    random(b + "ffn_up.weight", {D, F}, type);
+    if (phi3) {
+      random(b + "ffn_up.weight", {D, 2 * F}, type);
+    } else {
+      random(b + "ffn_gate.weight", {D, F}, type);
+      random(b + "ffn_up.weight", {D, F}, type);
+    }
     random(b + "ffn_down.weight", {F, D}, type);
+    if (gemma) ones(b + "post_ffw_norm.weight", D);
   }
   ones("output_norm.weight", D);
   if (!c.tied) random("output.weight", {D, V}, type);

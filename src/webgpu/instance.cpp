@@ -104,10 +104,33 @@ struct AdapterResult {
   std::string message;
 };
 
+// Dawn's chained struct for the memory heaps (webgpu.h of Dawn 5b5dff4976: WGPUAdapterPropertiesMemoryHeaps,
+// WGPUMemoryHeapInfo; WGPUHeapProperty_DeviceLocal = 1). Not in the generated dawn_api.h subset.
+struct MemoryHeapInfo {
+  uint64_t properties;
+  uint64_t size;
+};
+struct AdapterPropertiesMemoryHeaps {
+  WGPUChainedStruct chain;
+  size_t heap_count;
+  const MemoryHeapInfo* heap_info;
+};
+static_assert(sizeof(AdapterPropertiesMemoryHeaps) == 32 && sizeof(MemoryHeapInfo) == 16);
+extern "C" void wgpuAdapterPropertiesMemoryHeapsFreeMembers(AdapterPropertiesMemoryHeaps value);
+
 AdapterInfo read_info(WGPUAdapter a, WGPUFeatureLevel level) {
   WGPUAdapterInfo raw{};
   AdapterInfo info;
+  AdapterPropertiesMemoryHeaps heaps{};
+  const bool has_heaps = wgpuAdapterHasFeature(a, WGPUFeatureName_AdapterPropertiesMemoryHeaps);
+  if (has_heaps) {
+    heaps.chain.sType = WGPUSType_AdapterPropertiesMemoryHeaps;
+    raw.nextInChain = &heaps.chain;
+  }
   if (wgpuAdapterGetInfo(a, &raw) == WGPUStatus_Success) {
+    for (size_t i = 0; has_heaps && heaps.heap_info && i < heaps.heap_count; ++i)
+      if (heaps.heap_info[i].properties & 1u) info.device_local_bytes += heaps.heap_info[i].size;
+    if (has_heaps) wgpuAdapterPropertiesMemoryHeapsFreeMembers(heaps);
     info.vendor = str(raw.vendor);
     info.architecture = str(raw.architecture);
     info.device = str(raw.device);

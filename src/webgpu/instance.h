@@ -32,6 +32,10 @@ struct AdapterInfo {
   uint32_t vendor_id = 0, device_id = 0;
   uint32_t subgroup_min = 0, subgroup_max = 0;
   WGPUFeatureLevel feature_level = WGPUFeatureLevel_Core;
+  // Bytes of the adapter's device-local memory heaps (Dawn's AdapterPropertiesMemoryHeaps: the sum of the
+  // heaps flagged DeviceLocal; for CPU adapters such as lavapipe, system memory); 0 when the adapter does not
+  // report its heaps. The only memory size WebGPU lets wgrt see.
+  uint64_t device_local_bytes = 0;
 
   std::string backend_name() const;
   std::string type_name() const;

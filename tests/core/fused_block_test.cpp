@@ -1,5 +1,6 @@
 // Fused transformer-block ops against double references: wgrt.swiglu.default (out = silu(gate) * up, large
-// |gate| without overflow in the sigmoid, odd H, changing rows; tolerance 1e-6 abs + 1e-5 rel) and
+// |gate| without overflow in the sigmoid, odd H, changing rows; tolerance 1e-6 abs + 1e-5 rel), wgrt.geglu.default
+// (gelu_tanh(gate) * up, same checks) and
 // wgrt.add_rms_norm.default (below).
 #include <gtest/gtest.h>
 
@@ -12,12 +13,15 @@
 using namespace wgrt;
 using wgrt::test::gpu;
 
-TEST(Swiglu, MatchesReferenceOnOddShapes) {
+namespace {
+
+// op(x [rows, 2H]) against act(gate) * up over changing row counts, |gate| up to 100; |d| <= abs_tol + 1e-5 |ref|.
+void check_glu(const char* op, double (*act)(double), double abs_tol) {
   const int64_t H = 37;
   Graph g;
   ValueId x = g.input("x", DType::F32, {5, 2 * H});
   ValueId y = g.tensor(DType::F32, {5, H});
-  g.op("wgrt.swiglu.default", {x, y});
+  g.op(op, {x, y});
   g.output(y);
   auto exe = ExecutableGraph::build(std::move(g), gpu());
   for (int64_t rows : {5, 1, 3}) {
@@ -32,10 +36,23 @@ TEST(Swiglu, MatchesReferenceOnOddShapes) {
     for (int64_t m = 0; m < rows; ++m)
       for (int64_t c = 0; c < H; ++c) {
         double gt = xv[size_t(m * 2 * H + c)], up = xv[size_t(m * 2 * H + H + c)];
-        double e = gt / (1.0 + std::exp(-gt)) * up;
-        EXPECT_NEAR(out[size_t(m * H + c)], e, 1e-6 + 1e-5 * std::fabs(e)) << m << "," << c;
+        double e = act(gt) * up;
+        EXPECT_NEAR(out[size_t(m * H + c)], e, abs_tol + 1e-5 * std::fabs(e)) << op << " " << m << "," << c;
       }
   }
+}
+
+}  // namespace
+
+TEST(Swiglu, MatchesReferenceOnOddShapes) {
+  check_glu("wgrt.swiglu.default", [](double v) { return v / (1.0 + std::exp(-v)); }, 1e-6);
+}
+
+// wgrt.geglu.default: out = gelu_tanh(gate) * up (Gemma's GeGLU); abs tolerance 1e-5 (WGSL tanh's accuracy,
+// ~4e-6 relative on lavapipe).
+TEST(Geglu, MatchesReferenceOnOddShapes) {
+  check_glu("wgrt.geglu.default",
+            [](double v) { return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v))); }, 1e-5);
 }
 
 TEST(Swiglu, OddLastDimIsAnError) {

@@ -63,14 +63,17 @@ struct Sdpa {
   int64_t B, S_max, Hq, Hkv, D, C;
   bool causal;
   double scale;
+  double softcap = 0;  // > 0 or window > 0: wgrt.sdpa_with_kv_cache_swa
+  int64_t window = 0;
   ValueId q, k, v, pos_in, out, kc, vc, kfill = -1, vfill = -1, fill_pos = -1;
   std::unique_ptr<ExecutableGraph> exe;
   std::vector<float> kc_ref, vc_ref;
   uint32_t seed = 7;
 
   Sdpa(int64_t B_, int64_t S_max_, int64_t Hq_, int64_t Hkv_, int64_t D_, int64_t C_, bool causal_ = true,
-       bool pinned_pos = false, int64_t fill_max = 0, std::optional<double> scale_ = std::nullopt)
-      : B(B_), S_max(S_max_), Hq(Hq_), Hkv(Hkv_), D(D_), C(C_), causal(causal_) {
+       bool pinned_pos = false, int64_t fill_max = 0, std::optional<double> scale_ = std::nullopt, double softcap_ = 0,
+       int64_t window_ = 0)
+      : B(B_), S_max(S_max_), Hq(Hq_), Hkv(Hkv_), D(D_), C(C_), causal(causal_), softcap(softcap_), window(window_) {
     scale = scale_ ? *scale_ : 1.0 / std::sqrt(double(D));
     Graph g;
     q = g.input("q", DType::F32, {B, S_max, Hq, D});
@@ -93,9 +96,14 @@ struct Sdpa {
     ValueId seq_len = g.symint();
     g.op("aten.sym_size.int", {q, g.int_value(1), seq_len});
     out = g.tensor_like(DType::F32, "attn_out");
-    g.op("llama.sdpa_with_kv_cache.default",
-         {q, k, v, kc, vc, pos, seq_len, g.none(), g.real(0.0), g.boolean(causal), scale_ ? g.real(*scale_) : g.none(), out},
-         "attn");
+    std::vector<ValueId> args = {q, k, v, kc, vc, pos, seq_len, g.none(), g.real(0.0), g.boolean(causal),
+                                 scale_ ? g.real(*scale_) : g.none()};
+    if (softcap > 0 || window > 0) {
+      args.push_back(g.real(softcap));
+      args.push_back(g.int_value(window));
+    }
+    args.push_back(out);
+    g.op(softcap > 0 || window > 0 ? "wgrt.sdpa_with_kv_cache_swa.default" : "llama.sdpa_with_kv_cache.default", args, "attn");
     g.output(out);
     exe = ExecutableGraph::build(std::move(g), gpu());
     kc_ref.assign(size_t(B * C * Hkv * D), 0.0f);
@@ -134,7 +142,7 @@ struct Sdpa {
   std::vector<float> expected(const Step& st) {
     ref::cache_write(kc_ref, st.k, B, st.S, Hkv, D, C, st.pos);
     ref::cache_write(vc_ref, st.v, B, st.S, Hkv, D, C, st.pos);
-    return ref::attention(st.q, kc_ref, vc_ref, B, st.S, Hq, Hkv, D, C, st.pos, causal, scale);
+    return ref::attention(st.q, kc_ref, vc_ref, B, st.S, Hq, Hkv, D, C, st.pos, causal, scale, softcap, window);
   }
   bool split_active() const {
     std::istringstream in(exe->dump());
@@ -175,6 +183,41 @@ TEST(Sdpa, GqaHeadDimsPrefillDecodeBothRoutes) {
       pos += int32_t(S);
     }
   }
+}
+
+// Gemma's variant: soft-capped scores (cap 1.5 on scores of std ~3 after scale 1: the cap bites) and a sliding
+// window, prefill then decode on both routes; at context 600 with window 100 the split route has whole 256-key
+// chunks masked out (their partials must weigh 0 in the combine).
+TEST(Sdpa, SoftcapAndSlidingWindowBothRoutes) {
+  for (auto [softcap, window] : {std::pair{1.5, int64_t(0)}, {0.0, int64_t(4)}, {1.5, int64_t(5)}}) {
+    Sdpa t(1, 7, 4, 2, 16, 23, true, false, 0, 1.0, softcap, window);
+    int32_t pos = 0;
+    for (int64_t S : {7, 1, 5, 1}) {
+      auto st = t.make_step(S, pos);
+      std::string what = fmt::format("softcap {} window {} S={} pos={}", softcap, window, S, pos);
+      std::vector<float> got;
+      {
+        SplitThreshold never(std::numeric_limits<int64_t>::max());
+        got = t.run(st);
+      }
+      auto want = t.expected(st);
+      expect_close(got, want, what + " general");
+      if (S == 1) {
+        SplitThreshold always(1);
+        expect_close(t.run(st), want, what + " split");
+      }
+      pos += int32_t(S);
+    }
+  }
+  Sdpa t(1, 1, 2, 1, 32, 600, true, false, 600, std::nullopt, 0.0, 100);
+  t.set_fill(599, 0);
+  auto st = t.make_step(1, 599);
+  SplitThreshold always(1);
+  auto got = t.run(st);
+  EXPECT_TRUE(t.split_active());
+  expect_close(got, t.expected(st), "window 100 at position 599, split");
+  SplitThreshold never(std::numeric_limits<int64_t>::max());
+  expect_close(t.run(st), t.expected(st), "window 100 at position 599, general");
 }
 
 TEST(Sdpa, Prefill1_7_128ThenDecodeOnOneGraph) {

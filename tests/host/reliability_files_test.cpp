@@ -155,7 +155,7 @@ TEST(ReliabilityFiles, BlockCountBelowTheBlocksPresentIsAnError) {
   const std::string m = message_of([&] { (void)load_gguf_llama(GgufFile::from_bytes(bytes)); });
   EXPECT_NE(m.find("tensor 'blk.4."), std::string::npos) << m;
   EXPECT_NE(m.find("4 blocks"), std::string::npos) << m;
-  // Any other stray tensor too; rope_freqs (Llama 3) is the documented exception.
+  // Any other stray tensor too; rope_freqs (Llama 3 RoPE factors, one per rotated pair) is read, not stray.
   GgufWriter w;
   GgufFile g = GgufFile::from_bytes(test::synth_llama_gguf({}));
   for (const auto& [k, v] : g.metadata()) w.set(k, v);
@@ -164,9 +164,13 @@ TEST(ReliabilityFiles, BlockCountBelowTheBlocksPresentIsAnError) {
     w.add_tensor_raw(t.name, t.dims, uint32_t(t.type), std::vector<uint8_t>(d.begin(), d.end()));
   }
   std::vector<float> freqs(4, 1.0f);
-  GgufWriter w2 = w;
+  GgufWriter w2 = w, w3 = w;
   w.add_tensor_f32("rope_freqs.weight", {4}, freqs);
   EXPECT_NO_THROW((void)load_gguf_llama(GgufFile::from_bytes(w.to_bytes())));
+  std::vector<float> three(3, 1.0f);
+  w3.add_tensor_f32("rope_freqs.weight", {3}, three);  // head dim 8 has 4 pairs
+  const std::string m3 = message_of([&] { (void)load_gguf_llama(GgufFile::from_bytes(w3.to_bytes())); });
+  EXPECT_NE(m3.find("tensor 'rope_freqs' must be F32 [4]"), std::string::npos) << m3;
   w2.add_tensor_f32("mystery.weight", {4}, freqs);
   const std::string m2 = message_of([&] { (void)load_gguf_llama(GgufFile::from_bytes(w2.to_bytes())); });
   EXPECT_NE(m2.find("tensor 'mystery' is not part of a llama model"), std::string::npos) << m2;
@@ -223,6 +227,81 @@ TEST(ReliabilityFiles, AlignmentThatDoesNotMatchTheLayoutIsAnError) {
     }
   }
   EXPECT_GE(refused, 28);  // all but the L where the infos end 32-aligned
+}
+
+}  // namespace
+}  // namespace wgrt
+
+namespace wgrt {
+namespace {
+
+// Family metadata and fused tensors (formats/model_families.h): a rope.scaling.type llama.cpp does not know,
+// a fused attn_qkv (rows q | k | v) that loads as the same three tensors, one with the wrong row count, and a
+// gemma2 file without its post-norms are errors naming the key or tensor.
+TEST(ReliabilityFiles, FamilyKeysAndFusedTensors) {
+  const std::vector<uint8_t> base = test::synth_llama_gguf({});
+  std::string m;
+  GgufFile g = GgufFile::from_bytes(base);
+  auto fused = [&](bool drop_v_row) {
+    GgufWriter w;
+    for (const auto& [k, v] : g.metadata()) w.set(k, v);
+    w.set("llama.rope.scaling.type", GgufValue::of_string("linear"));
+    std::vector<uint8_t> qkv;
+    uint64_t rows = 0;
+    for (const auto& t : g.tensors()) {
+      auto d = g.tensor_data(t);
+      const bool part = t.name.starts_with("blk.0.attn_") && (t.name.ends_with("_q.weight") || t.name.ends_with("_k.weight") ||
+                                                             t.name.ends_with("_v.weight"));
+      if (!part) {
+        w.add_tensor_raw(t.name, t.dims, uint32_t(t.type), std::vector<uint8_t>(d.begin(), d.end()));
+        continue;
+      }
+      qkv.insert(qkv.end(), d.begin(), d.end());
+      rows += t.dims[1];
+      if (t.name.ends_with("_v.weight")) {  // q, k, v come in this order in the synth file
+        if (drop_v_row) {
+          qkv.resize(qkv.size() - t.dims[0] * 4);
+          rows -= 1;
+        }
+        w.add_tensor_raw("blk.0.attn_qkv.weight", {t.dims[0], rows}, uint32_t(GgmlType::F32), qkv);
+      }
+    }
+    return w.to_bytes();
+  };
+  WeightSource a = load_gguf_llama(GgufFile::from_bytes(base)), b = load_gguf_llama(GgufFile::from_bytes(fused(false)));
+  for (const char* n : {"blk.0.attn_q", "blk.0.attn_k", "blk.0.attn_v"}) {
+    EXPECT_EQ(a.get(n).shape, b.get(n).shape) << n;
+    EXPECT_EQ(a.get(n).to_f32(), b.get(n).to_f32()) << n;
+  }
+  m = message_of([&] { (void)load_gguf_llama(GgufFile::from_bytes(fused(true))); });
+  EXPECT_NE(m.find("tensor 'blk.0.attn_qkv' must have"), std::string::npos) << m;
+  GgufWriter s;
+  for (const auto& [k, v] : g.metadata()) s.set(k, v);
+  s.set("llama.rope.scaling.type", GgufValue::of_string("llama3"));
+  for (const auto& t : g.tensors()) {
+    auto d = g.tensor_data(t);
+    s.add_tensor_raw(t.name, t.dims, uint32_t(t.type), std::vector<uint8_t>(d.begin(), d.end()));
+  }
+  m = message_of([&] { (void)load_gguf_llama(GgufFile::from_bytes(s.to_bytes())); });
+  EXPECT_NE(m.find("llama.rope.scaling.type 'llama3' is not one llama.cpp knows"), std::string::npos) << m;
+  // gemma2: the llama tensors under arch gemma2 lack post_attention_norm.
+  std::vector<uint8_t> gem = rewrite(base, [](const std::string& k, GgufValue& v) {
+    if (k == "general.architecture") v = GgufValue::of_string("gemma2");
+    return true;
+  });
+  GgufFile gg = GgufFile::from_bytes(gem);
+  GgufWriter gw;
+  for (const auto& [k, v] : gg.metadata()) {
+    std::string key = k;
+    if (key.starts_with("llama.")) key = "gemma2." + key.substr(6);
+    gw.set(key, v);
+  }
+  for (const auto& t : gg.tensors()) {
+    auto d = gg.tensor_data(t);
+    gw.add_tensor_raw(t.name, t.dims, uint32_t(t.type), std::vector<uint8_t>(d.begin(), d.end()));
+  }
+  m = message_of([&] { (void)load_gguf_llama(GgufFile::from_bytes(gw.to_bytes())); });
+  EXPECT_NE(m.find("gemma2 model is missing tensor 'blk.0.post_attention_norm.weight'"), std::string::npos) << m;
 }
 
 }  // namespace

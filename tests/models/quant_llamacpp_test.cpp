@@ -13,16 +13,12 @@
 // GQA 4/2, vocab 384, weights std 0.2 so that greedy ids are not one constant token.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
-#include <sstream>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "formats/ggml_quant.h"
+#include "llamacpp_oracle.h"
 #include "formats/gguf.h"
 #include "model_test_util.h"
 #include "models/llama_graph.h"
@@ -35,27 +31,6 @@ namespace fs = std::filesystem;
 constexpr float kLogitTol = 1e-4f;     // GPU f32 vs llama.cpp CPU f32 (f32 KV cache) on identical weights; logits up to ~11
 constexpr float kQuantActTol = 0.1f;   // vs llama.cpp's 8-bit-activation path, relative to max |logit|
 constexpr int kGen = 32;
-
-std::string run_cmd(const std::string& cmd) {
-  std::array<char, 65536> buf;
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return "";
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int st = pclose(p);
-  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) ADD_FAILURE() << "command failed: " << cmd << "\n" << out;
-  return out;
-}
-
-std::string helper(const std::string& args) {
-  return run_cmd(std::string(WGRT_LLAMACPP_HELPER) + " " + args + " 2>&1");
-}
-
-const std::string& libdir() {
-  static const std::string d = WGRT_LLAMACPP_LIBDIR;
-  return d;
-}
 
 // The F32 source model, written once per process.
 const std::string& f32_model() {
@@ -80,41 +55,19 @@ struct RemoveFiles : ::testing::Environment {
 };
 [[maybe_unused]] ::testing::Environment* const kRemoveFiles = ::testing::AddGlobalTestEnvironment(new RemoveFiles);
 
-struct LlamaCppRun {
-  std::vector<float> logits;
-  std::vector<int32_t> ids;
-};
-
 const std::vector<int32_t> kPrompt = {1, 17, 259, 298, 4, 150, 77};
 
-LlamaCppRun llamacpp_run(const std::string& model) {
-  std::string toks;
-  for (int32_t t : kPrompt) toks += (toks.empty() ? "" : ",") + std::to_string(t);
-  std::istringstream in(helper("run " + libdir() + " " + model + " " + std::to_string(kGen) + " " + toks));
-  LlamaCppRun r;
-  std::string line, word;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    ls >> word;
-    if (word == "logits")
-      for (float v; ls >> v;) r.logits.push_back(v);
-    else if (word == "ids")
-      for (int v; ls >> v;) r.ids.push_back(v);
-  }
-  return r;
-}
+LlamaCppRun llamacpp_run(const std::string& model) { return test::llamacpp_run(model, kPrompt, kGen); }
 
 class QuantLlamaCpp : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(QuantLlamaCpp, LoadsAndMatchesLlamaCpp) {
-  ASSERT_TRUE(fs::exists(libdir() + "/libllama.v0.4.0.so"))
-      << "node-llama-cpp's CPU libraries are missing at " << libdir() << ": run scripts/setup.sh (it runs "
-      << "'npm ci --ignore-scripts' in bench/)";
+  ASSERT_TRUE(llamacpp_available()) << llamacpp_missing();
   const std::string type = GetParam();
   const fs::path dir = fs::path(f32_model()).parent_path();
   const std::string qpath = (dir / (type + ".gguf")).string(), dqpath = (dir / (type + ".f32.gguf")).string();
-  helper("quantize " + libdir() + " " + f32_model() + " " + qpath + " " + type);
-  helper("quantize " + libdir() + " " + qpath + " " + dqpath + " F32");
+  llamacpp_quantize(f32_model(), qpath, type);
+  llamacpp_quantize(qpath, dqpath, "F32");
   ASSERT_TRUE(fs::exists(qpath) && fs::exists(dqpath));
 
   // 1. Dequantization of every tensor vs llama.cpp's F32 rewrite.

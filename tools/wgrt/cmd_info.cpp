@@ -34,6 +34,11 @@ void add_info(CLI::App& app) {
     fmt::print("  backend:       {}\n", i.backend_name());
     fmt::print("  adapter type:  {}\n", i.type_name());
     fmt::print("  subgroup size: {}..{}\n", i.subgroup_min, i.subgroup_max);
+    if (i.device_local_bytes)
+      fmt::print("  memory:        {:.0f} MiB device-local (the model-size check at load uses it)\n",
+                 double(i.device_local_bytes) / 1048576.0);
+    else
+      fmt::print("  memory:        not reported (no AdapterPropertiesMemoryHeaps)\n");
     fmt::print("  features:      {}\n", dev->features_string());
     fmt::print("  disk cache:    {}\n", dev->blob_cache() ? dev->blob_cache()->folder().string()
                                                         : std::string("off (WGRT_CACHE_DIR=off or no home folder)"));

@@ -48,8 +48,8 @@ void add_synth(CLI::App& app) {
     models::SynthConfig c = models::synth_preset(o->preset);
     if (o->init_std > 0) c.init_std = o->init_std;
     if (!o->chat_template.empty()) c.chat_template = read_text_file(o->chat_template, false);
-    c.control_tokens = o->control;
-    c.eot_token = o->eot;
+    if (!o->control.empty()) c.control_tokens = o->control;  // else the preset's (phi-3 has its own)
+    if (!o->control.empty() || !o->eot.empty()) c.eot_token = o->eot;
     auto t0 = std::chrono::steady_clock::now();
     models::synth_gguf(c, parse_type(o->type), o->seed).write(o->out);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

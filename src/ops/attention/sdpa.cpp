@@ -5,6 +5,9 @@
 //   (a) k, v rows are written into the caches at rows [input_pos, input_pos + S) (the caches are State tensors);
 //   (b) scores = q·kᵀ·scale over the live context [0, input_pos + S); causal: query s sees keys <= input_pos + s;
 //   (c) row softmax; (d) out = P·V.
+// wgrt.sdpa_with_kv_cache_swa.default(the same 11 arguments, softcap (double, 0: none), window (int, 0: none), out)
+//   as above, with Gemma's options (llama.cpp build_attn_mha): scores s = (q·scale)·k become softcap*tanh(s/softcap)
+//   before the softmax, and query s (position input_pos + s) sees only keys t with input_pos + s - t < window.
 // GQA: Hq must be a multiple of Hkv; query head h reads kv head h / (Hq/Hkv). f32, D <= 256.
 // Routes: 0 general (one workgroup per query row; scores in pooled scratch [B*S*Hq, C_max]);
 //         1 split-KV for S == 1 and input_pos + 1 >= the tuning policy's sdpa_split_min_context (read at
@@ -28,14 +31,24 @@ namespace {
 struct SdpaParams {
   uint32_t rows, seq, hq, hkv, d, pos, c_max, causal;
   float scale;
-  uint32_t chunk, nchunks, pad;
+  uint32_t chunk, nchunks, window;
+  float softcap;
+  uint32_t pad0, pad1, pad2;
 };
-WGRT_UNIFORM(SdpaParams, rows, seq, hq, hkv, d, pos, c_max, causal, scale, chunk, nchunks, pad);
+WGRT_UNIFORM(SdpaParams, rows, seq, hq, hkv, d, pos, c_max, causal, scale, chunk, nchunks, window, softcap, pad0, pad1,
+             pad2);
 
-enum Arg : size_t { Q, K, V, KC, VC, POS, SEQ_LEN, MASK, DROPOUT, CAUSAL, SCALE, OUT, NARGS };
+enum Arg : size_t { Q, K, V, KC, VC, POS, SEQ_LEN, MASK, DROPOUT, CAUSAL, SCALE, NARGS };
+enum ExtArg : size_t { SOFTCAP = NARGS, WINDOW };
 
-void build_sdpa(OpBuilder& b) {
-  b.check_args(NARGS);
+// ext: the _swa variant (softcap and window before out).
+void build_sdpa(OpBuilder& b, bool ext) {
+  const size_t OUT = ext ? WINDOW + 1 : NARGS;
+  b.check_args(OUT + 1);
+  const double softcap = ext ? b.real_arg(SOFTCAP) : 0.0;
+  const int64_t window = ext ? b.int_arg(WINDOW) : 0;
+  b.check(std::isfinite(softcap) && softcap >= 0, "softcap {} must be finite and >= 0", softcap);
+  b.check(window >= 0 && window <= (int64_t(1) << 30), "window {} must be in 0..2^30", window);
   for (size_t i : {Q, K, V, KC, VC}) {
     b.check_dtype(i, DType::F32);
     b.check_rank(i, 4, 4);
@@ -99,6 +112,8 @@ void build_sdpa(OpBuilder& b) {
     p.c_max = uint32_t(c_max);
     p.causal = causal ? 1u : 0u;
     p.scale = scale;
+    p.window = uint32_t(window);
+    p.softcap = float(softcap);
     const int64_t ctx = pos + q[1];
     const bool split = q[1] == 1 && ctx >= r.tuning().sdpa_split_min_context;
     p.chunk = uint32_t(split_chunk);
@@ -114,10 +129,10 @@ void build_sdpa(OpBuilder& b) {
 }  // namespace
 
 void register_attention_ops(OpRegistry& r) {
-  r.add({"llama.sdpa_with_kv_cache.default", build_sdpa,
-         {"ops/kv_cache/update_kv_cache.wgsl:main", "ops/attention/sdpa.wgsl:main", "ops/attention/sdpa_split.wgsl:partial",
-          "ops/attention/sdpa_split.wgsl:combine"},
-         true});
+  const std::vector<std::string> kernels = {"ops/kv_cache/update_kv_cache.wgsl:main", "ops/attention/sdpa.wgsl:main",
+                                            "ops/attention/sdpa_split.wgsl:partial", "ops/attention/sdpa_split.wgsl:combine"};
+  r.add({"llama.sdpa_with_kv_cache.default", [](OpBuilder& b) { build_sdpa(b, false); }, kernels, true});
+  r.add({"wgrt.sdpa_with_kv_cache_swa.default", [](OpBuilder& b) { build_sdpa(b, true); }, kernels, true});
 }
 
 }  // namespace wgrt::ops

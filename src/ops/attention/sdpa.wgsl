@@ -28,7 +28,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   let ks = kv_stride();
   var m = NEG_INF;
   for (var t = lid; t < n; t += WG) {
-    let s = score(kb, t);
+    let s = masked_score(r, kb, t);
     scores[sbase + t] = s;
     m = max(m, s);
   }

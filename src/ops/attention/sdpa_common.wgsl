@@ -16,7 +16,11 @@ struct Params {
   scale : f32,
   chunk : u32,     // split route: keys per chunk (<= WG_KEYS)
   nchunks : u32,   // split route: chunks per query row
-  _pad : u32,
+  window : u32,    // sliding window: query at position P sees keys t > P - window; 0: all
+  softcap : f32,   // scores -> softcap * tanh(score / softcap); 0: none
+  _pad0 : u32,
+  _pad1 : u32,
+  _pad2 : u32,
 }
 
 const WG : u32 = 64u;
@@ -59,6 +63,19 @@ fn score(kb : u32, t : u32) -> f32 {
     acc += q_sh[d] * k_cache[base + d];
   }
   return acc;
+}
+
+// score() with the soft cap and the sliding window applied (masked keys score NEG_INF: exp gives 0 beside the
+// row's own key, which is always visible).
+fn masked_score(r : u32, kb : u32, t : u32) -> f32 {
+  var s = score(kb, t);
+  if (p.softcap > 0.0) {
+    s = p.softcap * tanh(clamp(s / p.softcap, -15.0, 15.0));
+  }
+  if (p.window > 0u && t + p.window <= p.pos + row_token(r)) {
+    s = NEG_INF;
+  }
+  return s;
 }
 
 // Dims handled per invocation in the P·V phase: DT = min(D, WG) lanes per group, G = WG / DT groups; group g

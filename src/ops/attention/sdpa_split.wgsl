@@ -34,7 +34,7 @@ fn partial(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg 
   let ks = kv_stride();
   var m = NEG_INF;
   for (var t = t0 + lid; t < t1; t += WG) {
-    let s = score(kb, t);
+    let s = masked_score(r, kb, t);
     sc[t - t0] = s;
     m = max(m, s);
   }

@@ -13,7 +13,11 @@
 //   wgrt.hard_sigmoid.default(x, alpha, beta, out)  max(0, min(1, alpha x + beta)) (ONNX HardSigmoid)
 //   wgrt.selu.default(x, alpha, gamma, out)         gamma (x > 0 ? x : alpha (e^x - 1)) (ONNX Selu)
 //   wgrt.softsign.default(x, out)                   x / (1 + |x|)
+//   wgrt.scale.default(x, s, out)                 x * s (gemma's embedding scale)
+//   wgrt.softcap.default(x, c, out)               c * tanh(x / c), c > 0 (gemma's logit soft-capping, llama.cpp's
+//                                                 scale-tanh-scale)
 // Semantics follow PyTorch's definitions of these functions.
+#include <cmath>
 #include <limits>
 
 #include "graph/op_builder.h"
@@ -108,6 +112,20 @@ void register_unary_ops(OpRegistry& r) {
            build_unary(b, "leaky_relu", float(b.real_arg(1)));
          },
          {unary_kernel("leaky_relu") + ":main"}});
+  r.add({"wgrt.scale.default",
+         [](OpBuilder& b) {
+           b.check_args(3);
+           build_unary(b, "scale", float(b.real_arg(1)));
+         },
+         {unary_kernel("scale") + ":main"}});
+  r.add({"wgrt.softcap.default",
+         [](OpBuilder& b) {
+           b.check_args(3);
+           const double c = b.real_arg(1);
+           b.check(std::isfinite(c) && c > 0, "soft cap {} must be finite and > 0", c);
+           build_unary(b, "softcap", float(c));
+         },
+         {unary_kernel("softcap") + ":main"}});
   r.add({"aten.clamp.default",
          [](OpBuilder& b) {
            b.check_args(4);

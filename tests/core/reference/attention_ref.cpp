@@ -35,7 +35,8 @@ void cache_write(std::vector<float>& cache, const std::vector<float>& v, int64_t
 
 std::vector<float> attention(const std::vector<float>& q, const std::vector<float>& k_cache,
                              const std::vector<float>& v_cache, int64_t B, int64_t S, int64_t Hq, int64_t Hkv,
-                             int64_t D, int64_t c_max, int64_t pos, bool causal, double scale) {
+                             int64_t D, int64_t c_max, int64_t pos, bool causal, double scale, double softcap,
+                             int64_t window) {
   std::vector<float> out(size_t(B * S * Hq * D));
   const int64_t group = Hq / Hkv;
   std::vector<double> sc;
@@ -52,6 +53,8 @@ std::vector<float> attention(const std::vector<float>& q, const std::vector<floa
           double acc = 0;
           for (int64_t d = 0; d < D; ++d) acc += double(qr[d]) * double(kr[d]);
           sc[size_t(t)] = acc * scale;
+          if (softcap > 0) sc[size_t(t)] = softcap * std::tanh(sc[size_t(t)] / softcap);
+          if (window > 0 && pos + s - t >= window) sc[size_t(t)] = -std::numeric_limits<double>::infinity();
           mx = std::max(mx, sc[size_t(t)]);
         }
         double sum = 0;

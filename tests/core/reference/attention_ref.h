@@ -16,9 +16,11 @@ void cache_write(std::vector<float>& cache, const std::vector<float>& v, int64_t
                  int64_t c_max, int64_t pos);
 
 // Softmax attention of q [B,S,Hq,D] over cache rows [0, pos+S) (causal: query s sees rows <= pos+s);
-// GQA: query head h uses kv head h / (Hq/Hkv). Returns [B,S,Hq,D].
+// GQA: query head h uses kv head h / (Hq/Hkv). Returns [B,S,Hq,D]. softcap > 0: scores (after the scale)
+// become softcap * tanh(score / softcap); window > 0: query s sees only rows t with pos + s - t < window.
 std::vector<float> attention(const std::vector<float>& q, const std::vector<float>& k_cache,
                              const std::vector<float>& v_cache, int64_t B, int64_t S, int64_t Hq, int64_t Hkv,
-                             int64_t D, int64_t c_max, int64_t pos, bool causal, double scale);
+                             int64_t D, int64_t c_max, int64_t pos, bool causal, double scale, double softcap = 0,
+                             int64_t window = 0);
 
 }  // namespace wgrt::ref

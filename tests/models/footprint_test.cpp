@@ -1,0 +1,61 @@
+// The load-time size check (models/llama_footprint.h): the footprint's weight bytes equal what the graph
+// builder uploads (F32, F16, Q8_0 kept as blocks, Q4_0 as q4gsw; gemma with its second RoPE table pair and
+// phi3 with fused tensors), a model larger than the adapter's device memory is refused naming both sizes and
+// the fix, and the adapter in use reports its memory (Dawn's AdapterPropertiesMemoryHeaps).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "formats/gguf.h"
+#include "gpu_fixture.h"
+#include "models/llama_footprint.h"
+#include "models/synth.h"
+#include "wgrt/error.h"
+
+namespace wgrt::test {
+namespace {
+
+models::SynthConfig small(const char* arch) {
+  return {.name = "fp", .arch = arch, .dim = 128, .ffn = 256, .layers = 2, .heads = 4, .kv_heads = 2, .head_dim = 32,
+          .vocab = 320, .context = 256, .tied = std::string(arch) != "phi3", .sliding_window = 8};
+}
+
+TEST(Footprint, WeightBytesEqualWhatTheBuilderUploads) {
+  for (const char* arch : {"llama", "gemma2", "phi3"})
+    for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::Q8_0, GgmlType::Q4_0}) {
+      WeightSource w = load_gguf_llama(GgufFile::from_bytes(models::synth_gguf(small(arch), t, 1).to_bytes()));
+      const models::LlamaGraphOptions o{.context = 64, .max_prefill = 16};
+      const models::LlamaFootprint f = models::llama_footprint(w, o);
+      const models::LlamaGraph lg = models::build_llama_graph(w, o);
+      EXPECT_EQ(f.weight_bytes, lg.weight_bytes) << arch << " " << ggml_type_name(t);
+      EXPECT_EQ(f.kv_bytes, uint64_t(2 * 2 * 64 * 2 * 32 * 4)) << arch;
+      EXPECT_GT(f.gpu_bytes, f.weight_bytes + f.kv_bytes);
+    }
+}
+
+TEST(Footprint, ModelLargerThanDeviceMemoryIsRefusedNamingBothSizes) {
+  WeightSource w = load_gguf_llama(GgufFile::from_bytes(models::synth_gguf(small("llama"), GgmlType::F32, 1).to_bytes()));
+  const models::LlamaFootprint f = models::llama_footprint(w, {.context = 256, .max_prefill = 16});
+  const uint64_t big = uint64_t(1) << 40;
+  EXPECT_NO_THROW(models::check_llama_fits(f, big, big, 0, f.gpu_bytes, "test adapter"));
+  try {
+    models::check_llama_fits(f, big, big, 0, f.gpu_bytes - 1, "test adapter");
+    ADD_FAILURE() << "no LimitError";
+  } catch (const LimitError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(fmt::format("{:.0f} MiB of GPU memory", double(f.gpu_bytes) / 1048576.0)), std::string::npos) << m;
+    EXPECT_NE(m.find("the adapter 'test adapter' has"), std::string::npos) << m;
+    EXPECT_NE(m.find("KV cache for a context of 256"), std::string::npos) << m;
+    EXPECT_NE(m.find("use a smaller --ctx"), std::string::npos) << m;
+  }
+  EXPECT_NO_THROW(models::check_llama_fits(f, big, big, 0, 0, ""));  // memory not reported: not checked
+}
+
+TEST(Footprint, AdapterReportsDeviceMemory) {
+  const webgpu::AdapterInfo& i = gpu().adapter_info();
+  if (i.device_local_bytes == 0) GTEST_SKIP() << i.summary() << " does not report its memory heaps";
+  EXPECT_GT(i.device_local_bytes, uint64_t(64) << 20) << i.summary();
+  std::printf("[ %s ] device-local memory %.0f MiB\n", i.summary().c_str(), double(i.device_local_bytes) / 1048576.0);
+}
+
+}  // namespace
+}  // namespace wgrt::test
