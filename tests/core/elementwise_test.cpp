@@ -156,6 +156,8 @@ TEST(Elementwise, OnnxActivations) {
   check_unary("aten.softplus.default", {[](Graph& g) { return g.real(1.0); }, [](Graph& g) { return g.real(20.0); }},
               [](double v) { return std::max(v, 0.0) + std::log1p(std::exp(-std::fabs(v))); });
   check_unary("wgrt.softsign.default", {}, [](double v) { return std::isinf(v) ? (v > 0 ? 1.0 : -1.0) : v / (1 + std::fabs(v)); }, false);
+}
+
 // wgrt's scalar ops for gemma: x * s (embedding scale) and c * tanh(x / c) (logit soft-capping), c below and
 // above the input range; a non-positive cap is an error. Soft-capping inherits WGSL tanh's accuracy over its
 // whole curved range (lavapipe: ~4e-6 relative; near 0 about 6e-8 absolute in tanh, times the cap), so it is
