@@ -54,6 +54,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
           "none (unset WGRT_GEMM or use tiled)");
     t.gemm = *o.gemm;
   }
+  if (o.sdpa_legacy) t.sdpa_legacy = *o.sdpa_legacy;
   if (o.max_binding_bytes && *o.max_binding_bytes < t.max_binding_bytes) t.max_binding_bytes = *o.max_binding_bytes;
   return t;
 }
@@ -70,8 +71,9 @@ std::string Tuning::describe() const {
   s += gemm.kind == GemmTuning::Kind::Cpu ? fmt::format("GEMM kernel: cpu (rq {}, wg {})\n", gemm.rq, gemm.wg)
                                           : std::string("GEMM kernel: tiled\n");
   s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes\n", gemv_max_rows, max_binding_bytes);
-  s += fmt::format("split-KV decode attention from {} keys; prefill chunk {} tokens\n", sdpa_split_min_context,
-                   prefill_chunk);
+  s += fmt::format("attention: {}; split-KV decode from {} keys (chunks >= {} keys, ~{} workgroups); prefill chunk {} tokens\n",
+                   sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash", sdpa_split_min_context,
+                   sdpa_split_min_chunk, sdpa_split_target_workgroups, prefill_chunk);
   return s;
 }
 

@@ -13,7 +13,9 @@
 //     a CPU driver more than the reuse gains). Subgroup: RPT x BW x KS by N and K (gemv_q4_sg_shape).
 //   GEMM: the Cpu kernel (gemm_cpu.wgsl, rq 4, wg 64) on CPU adapters with subgroups of >= 8 lanes, else
 //     Tiled (gemm.wgsl).
-//   Decode attention: split-KV from 512 keys of context. Encoder attention: 64 MiB of score scratch.
+//   Decode/prefill attention: flash attention (no score buffer); decode splits the keys from 256 keys of
+//     context into >= 64-key chunks for ~512 workgroups on GPUs; CPU adapters: see for_device.
+//     Encoder attention: 64 MiB of score scratch.
 //   Prefill chunk (tokens per prefill execute, when the caller gives none): 512.
 // Environment overrides (tuning_env.cpp; README's table) replace single entries; a malformed value throws
 // InvalidArgument at Device creation. Tests and tools build or modify a Tuning and install it with
@@ -67,6 +69,7 @@ struct TuningOverrides {
   std::optional<GemvQ4SgShape> gemv_q4_sg_shape;  // WGRT_GEMV_Q4_SG = RPT,BW,KS
   std::optional<GemmTuning> gemm;                 // WGRT_GEMM = tiled | cpu | cpu,RQ,WG
   std::optional<uint64_t> max_binding_bytes;      // WGRT_MAX_BINDING_BYTES = bytes (> 0)
+  std::optional<bool> sdpa_legacy;                // WGRT_SDPA = flash | legacy
 };
 
 // Parses the tuning variables through `get` (name -> value or nullptr; std::getenv by default). Throws
@@ -85,7 +88,12 @@ struct Tuning {
   bool gemm_cpu_supported = false; // subgroups of >= 8 lanes (the Cpu GEMM broadcasts lanes 0..7)
   uint64_t max_binding_bytes = 0;  // weights are split along N into bindings of at most this many bytes
   // ---- attention (ops/attention) ----
-  int64_t sdpa_split_min_context = 512;  // decode (S == 1) uses split-KV from this many keys of context
+  // llama.sdpa_with_kv_cache (flash attention, ops/attention/sdpa.cpp plan_flash):
+  int64_t sdpa_split_min_context = 256;      // decode (S == 1) splits the keys from this many keys of context
+  int64_t sdpa_split_min_chunk = 64;         // ... into chunks of at least this many keys
+  int64_t sdpa_split_target_workgroups = 512;  // ... enough chunks for about this many workgroups
+  int64_t sdpa_narrow_max_rows = 4;          // narrow blocks (4 rows) when S * Hq/Hkv <= this, else 16-row blocks
+  bool sdpa_legacy = false;                  // scores-in-scratch route (sdpa.wgsl) where its scratch fits
   SdpaEncoderRoute sdpa_encoder_route = SdpaEncoderRoute::Auto;
   uint64_t sdpa_encoder_score_bytes = uint64_t(64) << 20;  // GEMM route: score scratch bound (query-row chunks)
   int64_t sdpa_encoder_split_max_rows = 512;   // Auto: split-K serves B*H*Sq <= this many query rows ...
