@@ -12,7 +12,7 @@
 //     else 64 x 4 x 4 staged; CPU adapters: 16 x 8 x 8 unstaged (each x load serves 8 rows; a barrier costs
 //     a CPU driver more than the reuse gains). Subgroup: RPT x BW x KS by N and K (gemv_q4_sg_shape).
 //   GEMM: the Cpu kernel (gemm_cpu.wgsl, rq 4, wg 64) on CPU adapters with subgroups of >= 8 lanes, else
-//     Tiled (gemm.wgsl).
+//     Tiled (gemm.wgsl); Tiled linear layers with >= 64 output tiles of 128x128 take gemm_big.wgsl.
 //   Decode/prefill attention: flash attention (no score buffer); decode splits the keys from 256 keys of
 //     context into >= 64-key chunks for ~512 workgroups on GPUs; CPU adapters: see for_device.
 //     Encoder attention: 64 MiB of score scratch.
@@ -48,6 +48,9 @@ struct GemmTuning {
   Kind kind = Kind::Tiled;
   uint32_t rq = 4;   // Cpu: row quads per workgroup (rows = 4 * rq), 1..4
   uint32_t wg = 64;  // Cpu: invocations (= columns) per workgroup, 8..256, a multiple of 8
+  // Tiled: the linear layers take the register-blocked 128x128 kernel (gemm_big.wgsl) when their output has at
+  // least this many 128x128 tiles (0: never).
+  uint32_t big_min_tiles = 0;
   bool operator==(const GemmTuning&) const = default;
 };
 
@@ -70,6 +73,7 @@ struct TuningOverrides {
   std::optional<GemmTuning> gemm;                 // WGRT_GEMM = tiled | cpu | cpu,RQ,WG
   std::optional<uint64_t> max_binding_bytes;      // WGRT_MAX_BINDING_BYTES = bytes (> 0)
   std::optional<bool> sdpa_legacy;                // WGRT_SDPA = flash | legacy
+  std::optional<uint32_t> gemm_big_min_tiles;     // WGRT_GEMM_BIG = tiles (0 = off)
 };
 
 // Parses the tuning variables through `get` (name -> value or nullptr; std::getenv by default). Throws

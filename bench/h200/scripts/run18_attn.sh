@@ -5,7 +5,8 @@
 #   pp512, pp2048, tg128 at depth 128 and 2048, for llama-3.2-1b and qwen2.5-0.5b, Q4_0 and Q4_K_M.
 # wgrt bench decodes right after its prompt: `-p 128 -n 128` gives tg128 at depth 128, `-p 2048 -n 128`
 # pp2048 and tg128 at depth 2048. Q4_K_M files: llama.cpp's own quantizer (as run17) from a wgrt-synth F16.
-# Optional: .devlibs/new/wgrt_bench_attention (GPU time of one decode attention at context 128/1024/4096).
+# WGRT_GEMM_BIG rows: the register-blocked 128x128 GEMM never / always / from 16 output tiles (Q4_0; Q4_K_M
+# takes the block-format GEMM for every prefill). Optional: .devlibs/new/wgrt_bench_attention (GPU time of one decode attention at context 128/1024/4096).
 set -u
 source .devlibs/env.sh
 M=/tmp/m; mkdir -p $M
@@ -30,6 +31,11 @@ for p in $MODELS; do for t in Q4_0 Q4_K_M; do
   f=$M/$p-$t.gguf; [ -f $f ] || continue
   wgrt_rows new $N $f
   wgrt_rows new-legacy-attn $N $f WGRT_SDPA=legacy
+  for big in 0 1 16; do  # the 128x128 GEMM: never, always, from 16 tiles (default 64)
+    echo "== new WGRT_GEMM_BIG=$big $(basename $f) pp512, pp2048"
+    WGRT_GEMM_BIG=$big $N bench -m $f -p 512 -n 1 -r 3 2>&1 | grep -E '^\| pp'
+    WGRT_GEMM_BIG=$big $N bench -m $f -p 2048 -n 1 -r 3 2>&1 | grep -E '^\| pp'
+  done
   [ -x $B ] && wgrt_rows base $B $f
   echo "== llama-bench $p $t fa1"
   /tmp/llama-bench -m $f -ngl 99 -r 3 -p 512,2048 -n 0 -fa 1 2>&1 | grep -E '^\| .*pp'
