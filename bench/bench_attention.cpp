@@ -2,7 +2,8 @@
 // context 128, 1024 and 4096 (input_pos = context - 1 on one graph). Time = GPU time of the op's dispatches
 // (cache writes + attention) from timestamp queries (ExecutableGraph::enable_profiling, Profiler), not wall
 // time. Counter GB/s = K and V cache bytes the step must read (2 * context * Hkv * D * 4) / GPU time.
-// Routes: "auto" = the op's rule (split-KV when context >= the tuning policy's sdpa_split_min_context), "general" = split off.
+// Routes: "auto" = the op's rule (flash attention, split-KV when context >= the tuning policy's
+// sdpa_split_min_context), "legacy" = the scores-in-scratch route (tuning sdpa_legacy), "flash" alone = split off.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -26,7 +27,10 @@ webgpu::Device& dev() {
 struct DecodeGraph {
   ValueId q, k, v, pos, out;
   std::unique_ptr<ExecutableGraph> exe;
-  DecodeGraph() {
+  explicit DecodeGraph(bool legacy) {
+    webgpu::Tuning t = dev().tuning();
+    t.sdpa_legacy = legacy;
+    webgpu::ScopedTuning scoped(dev(), t);
     Graph g;
     q = g.input("q", DType::F32, {1, 1, kHq, kD});
     k = g.input("k", DType::F32, {1, 1, kHkv, kD});
@@ -52,16 +56,16 @@ void BM_SdpaDecode(benchmark::State& state) {
     state.SkipWithError("adapter has no timestamp-query");
     return;
   }
-  static DecodeGraph g;
+  const bool legacy = state.range(1) == 1, nosplit = state.range(1) == 2;
+  static DecodeGraph flash_graph(false), legacy_graph(true);
+  DecodeGraph& g = legacy ? legacy_graph : flash_graph;
   const int64_t ctx = state.range(0);
-  const bool general = state.range(1) != 0;
   const webgpu::Tuning saved_tuning = dev().tuning();
   const int64_t saved = saved_tuning.sdpa_split_min_context;
-  if (general) {
-    webgpu::Tuning t = saved_tuning;
-    t.sdpa_split_min_context = std::numeric_limits<int64_t>::max();
-    dev().set_tuning(t);
-  }
+  webgpu::Tuning t = saved_tuning;
+  t.sdpa_legacy = legacy;
+  if (nosplit) t.sdpa_split_min_context = std::numeric_limits<int64_t>::max();
+  dev().set_tuning(t);
   std::vector<int32_t> p = {int32_t(ctx - 1)};
   g.exe->set_input(g.pos, {1}, std::span<const int32_t>(p));
   g.exe->enable_profiling(true);
@@ -82,12 +86,12 @@ void BM_SdpaDecode(benchmark::State& state) {
   const double mean_ns = total_ns / double(state.iterations());
   state.counters["GB/s"] = kv_bytes / mean_ns;
   state.counters["us"] = mean_ns * 1e-3;
-  state.SetLabel(fmt::format("ctx {} {}", ctx, general ? "general" : (ctx >= saved ? "split-KV" : "general (auto)")));
+  state.SetLabel(fmt::format("ctx {} {}", ctx, legacy ? "legacy" : (!nosplit && ctx >= saved ? "flash split-KV" : "flash")));
 }
 
 BENCHMARK(BM_SdpaDecode)
-    ->ArgsProduct({{128, 1024, 4096}, {0, 1}})
-    ->ArgNames({"ctx", "general"})
+    ->ArgsProduct({{128, 1024, 4096}, {0, 1, 2}})
+    ->ArgNames({"ctx", "route"})  // 0 the op's rule, 1 legacy, 2 flash without split-KV
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -77,7 +77,10 @@ LlamaFootprint llama_footprint(const WeightSource& w, const LlamaGraphOptions& o
     add(t ? "rope_swa.cos" : "rope.cos", C * uint64_t(c.head_dim / 2) * 4, true, true);
     add(t ? "rope_swa.sin" : "rope.sin", C * uint64_t(c.head_dim / 2) * 4, true, true);
   }
-  add("attention scores", S * uint64_t(c.n_heads) * C * 4, false, true);
+  // Flash attention keeps no score buffer; split-KV decode keeps <= 64 partials of (D + 2) floats per head.
+  // Gemma's soft-capped / sliding-window attention runs on the scores-in-scratch kernel ([S * n_heads, C] f32).
+  add("attention partials", uint64_t(c.n_heads) * 64 * uint64_t(c.head_dim + 2) * 4, false, true);
+  if (c.attn_softcap != 0.0f || !c.swa_layers.empty()) add("attention scores", S * uint64_t(c.n_heads) * C * 4, false, true);
   add("activation", S * 2 * uint64_t(std::max(c.hidden_dim, c.dim)) * 4, false, true);
   return f;
 }
@@ -85,7 +88,7 @@ LlamaFootprint llama_footprint(const WeightSource& w, const LlamaGraphOptions& o
 void check_llama_fits(const LlamaFootprint& f, uint64_t max_buffer, uint64_t max_binding, uint64_t host_available,
                       uint64_t device_memory, const std::string& adapter) {
   auto fix = [](const std::string& name) {
-    const bool ctx = name.find("cache") != std::string::npos || name.starts_with("rope.") || name == "attention scores";
+    const bool ctx = name.find("cache") != std::string::npos || name.starts_with("rope.") || name == "attention partials";
     return ctx ? "use a smaller --ctx (or --prefill-chunk)" : "use a Q4_0 model (and no --f32) or a smaller model";
   };
   if (f.buffer.bytes > max_buffer)

@@ -6,8 +6,9 @@
 // Counted: every weight constant as uploaded (f32, q4gsw u32 qweight + f32 scales for Q4_0 kept 4-bit, or the
 // file's bytes for the types the block-format kernels decode; gate/up stacked when both are stored alike, as
 // the builder does), the K and V cache of each layer ([C, n_kv_heads, head_dim] f32), the RoPE cos/sin
-// tables ([C, head_dim/2] f32 each; a second pair for sliding-window layers), the attention score
-// scratch ([S * n_heads, C] f32) and the largest activation ([S, 2 * ffn] f32). Every buffer must fit
+// tables ([C, head_dim/2] f32 each; a second pair for sliding-window layers), the split-KV attention partials
+// ([n_heads, 64, head_dim + 2] f32; flash attention has no score buffer), the score scratch of gemma's
+// soft-capped / sliding-window attention ([S * n_heads, C] f32) and the largest activation ([S, 2 * ffn] f32). Every buffer must fit
 // maxBufferSize. Buffers the kernels bind whole must also fit maxStorageBufferBindingSize: all of the above
 // except the linear layers' weights, which ops/linear splits into binding-sized row ranges (the token
 // embedding is bound whole by the embedding kernel, also when the classifier shares it). Host bytes = weight
@@ -24,7 +25,7 @@ namespace wgrt::models {
 struct LlamaFootprint {
   struct Largest {
     uint64_t bytes = 0;
-    std::string name;  // a weight, "blk.0.k_cache", "rope.cos", "attention scores", "activation"
+    std::string name;  // a weight, "blk.0.k_cache", "rope.cos", "attention partials", "activation"
   };
   Largest buffer;         // the largest GPU buffer
   Largest bound;          // the largest buffer bound whole

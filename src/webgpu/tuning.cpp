@@ -37,6 +37,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   t.gemm_cpu_supported = f.subgroups && f.subgroup_min >= 8;
   // CPU drivers emulate workgroup memory and barriers and gather every lane-varying load (gemm_cpu.wgsl).
   if (f.cpu_adapter && t.gemm_cpu_supported) t.gemm.kind = GemmTuning::Kind::Cpu;
+  t.gemm.big_min_tiles = 64;
   // The int8 kernel measured 1.2-1.35x slower than the f32 one on lavapipe; on GPUs it is the fastest.
   t.q4_gemv = !f.cpu_adapter && f.packed_dot ? Q4GemvKernel::Int8 : Q4GemvKernel::Workgroup;
   t.max_binding_bytes = f.max_storage_binding;
@@ -55,8 +56,12 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
       throw InvalidArgument(
           "WGRT_GEMM selects the cpu GEMM kernel, which needs subgroups of at least 8 invocations; this adapter has "
           "none (unset WGRT_GEMM or use tiled)");
+    const uint32_t big = t.gemm.big_min_tiles;  // WGRT_GEMM picks the kernel; WGRT_GEMM_BIG the big-tile rule
     t.gemm = *o.gemm;
+    t.gemm.big_min_tiles = big;
   }
+  if (o.sdpa_legacy) t.sdpa_legacy = *o.sdpa_legacy;
+  if (o.gemm_big_min_tiles) t.gemm.big_min_tiles = *o.gemm_big_min_tiles;
   if (o.max_binding_bytes && *o.max_binding_bytes < t.max_binding_bytes) t.max_binding_bytes = *o.max_binding_bytes;
   if (o.submit_chunk) t.submit_chunk = *o.submit_chunk;
   if (o.decode_pipeline) t.decode_pipeline = *o.decode_pipeline;
@@ -74,10 +79,12 @@ std::string Tuning::describe() const {
     s += fmt::format("q4 subgroup GEMV shape (forced): {},{},{}\n", gemv_q4_sg_forced->rpt, gemv_q4_sg_forced->bw,
                      gemv_q4_sg_forced->ks);
   s += gemm.kind == GemmTuning::Kind::Cpu ? fmt::format("GEMM kernel: cpu (rq {}, wg {})\n", gemm.rq, gemm.wg)
-                                          : std::string("GEMM kernel: tiled\n");
+                                          : fmt::format("GEMM kernel: tiled (linear: 128x128 register blocks from {} tiles)\n",
+                                                        gemm.big_min_tiles);
   s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes\n", gemv_max_rows, max_binding_bytes);
-  s += fmt::format("split-KV decode attention from {} keys; prefill chunk {} tokens\n", sdpa_split_min_context,
-                   prefill_chunk);
+  s += fmt::format("attention: {}; split-KV decode from {} keys (chunks >= {} keys, ~{} workgroups); prefill chunk {} tokens\n",
+                   sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash", sdpa_split_min_context,
+                   sdpa_split_min_chunk, sdpa_split_target_workgroups, prefill_chunk);
   s += fmt::format("submit chunk: {}; decode pipeline: {}\n",
                    submit_chunk ? fmt::format("{} dispatches", submit_chunk) : std::string("one submit per execute"),
                    decode_pipeline ? "on" : "off");

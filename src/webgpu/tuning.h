@@ -12,8 +12,10 @@
 //     else 64 x 4 x 4 staged; CPU adapters: 16 x 8 x 8 unstaged (each x load serves 8 rows; a barrier costs
 //     a CPU driver more than the reuse gains). Subgroup: RPT x BW x KS by N and K (gemv_q4_sg_shape).
 //   GEMM: the Cpu kernel (gemm_cpu.wgsl, rq 4, wg 64) on CPU adapters with subgroups of >= 8 lanes, else
-//     Tiled (gemm.wgsl).
-//   Decode attention: split-KV from 512 keys of context. Encoder attention: 64 MiB of score scratch.
+//     Tiled (gemm.wgsl); Tiled linear layers with >= 64 output tiles of 128x128 take gemm_big.wgsl.
+//   Decode/prefill attention: flash attention (no score buffer); decode splits the keys from 256 keys of
+//     context into >= 64-key chunks for ~512 workgroups on GPUs; CPU adapters: see for_device.
+//     Encoder attention: 64 MiB of score scratch.
 //   Prefill chunk (tokens per prefill execute, when the caller gives none): 512.
 //   Submit chunk (dispatches per submit within one execute): 0 = one submit per execute, on every adapter.
 //   Decode pipeline (greedy generation keeps the token on the GPU and records step N+1 while step N runs): on
@@ -49,6 +51,9 @@ struct GemmTuning {
   Kind kind = Kind::Tiled;
   uint32_t rq = 4;   // Cpu: row quads per workgroup (rows = 4 * rq), 1..4
   uint32_t wg = 64;  // Cpu: invocations (= columns) per workgroup, 8..256, a multiple of 8
+  // Tiled: the linear layers take the register-blocked 128x128 kernel (gemm_big.wgsl) when their output has at
+  // least this many 128x128 tiles (0: never).
+  uint32_t big_min_tiles = 0;
   bool operator==(const GemmTuning&) const = default;
 };
 
@@ -73,6 +78,8 @@ struct TuningOverrides {
   std::optional<uint32_t> submit_chunk;           // WGRT_SUBMIT_CHUNK = dispatches per submit (0: one submit)
   std::optional<bool> decode_pipeline;            // WGRT_DECODE_PIPELINE = 0 | 1
   std::optional<int64_t> gemv_max_rows;           // WGRT_GEMV_MAX_ROWS = 0..8 (rows above take the GEMM)
+  std::optional<bool> sdpa_legacy;                // WGRT_SDPA = flash | legacy
+  std::optional<uint32_t> gemm_big_min_tiles;     // WGRT_GEMM_BIG = tiles (0 = off)
 };
 
 // Parses the tuning variables through `get` (name -> value or nullptr; std::getenv by default). Throws
@@ -91,7 +98,12 @@ struct Tuning {
   bool gemm_cpu_supported = false; // subgroups of >= 8 lanes (the Cpu GEMM broadcasts lanes 0..7)
   uint64_t max_binding_bytes = 0;  // weights are split along N into bindings of at most this many bytes
   // ---- attention (ops/attention) ----
-  int64_t sdpa_split_min_context = 512;  // decode (S == 1) uses split-KV from this many keys of context
+  // llama.sdpa_with_kv_cache (flash attention, ops/attention/sdpa.cpp plan_flash):
+  int64_t sdpa_split_min_context = 256;      // decode (S == 1) splits the keys from this many keys of context
+  int64_t sdpa_split_min_chunk = 64;         // ... into chunks of at least this many keys
+  int64_t sdpa_split_target_workgroups = 512;  // ... enough chunks for about this many workgroups
+  int64_t sdpa_narrow_max_rows = 4;          // narrow blocks (4 rows) when S * Hq/Hkv <= this, else 16-row blocks
+  bool sdpa_legacy = false;                  // scores-in-scratch route (sdpa.wgsl) where its scratch fits
   SdpaEncoderRoute sdpa_encoder_route = SdpaEncoderRoute::Auto;
   uint64_t sdpa_encoder_score_bytes = uint64_t(64) << 20;  // GEMM route: score scratch bound (query-row chunks)
   int64_t sdpa_encoder_split_max_rows = 512;   // Auto: split-K serves B*H*Sq <= this many query rows ...

@@ -89,6 +89,16 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     }
     o.gemm = g;
   }
+  if (auto v = get("WGRT_GEMM_BIG")) {
+    auto l = parse_list(*v, 1, 1, uint64_t(1) << 31);
+    if (!l) bad("WGRT_GEMM_BIG", *v, "a whole number of 128x128 output tiles (0 = off)");
+    o.gemm_big_min_tiles = uint32_t((*l)[0]);
+  }
+  if (auto v = get("WGRT_SDPA")) {
+    if (*v == "flash") o.sdpa_legacy = false;
+    else if (*v == "legacy") o.sdpa_legacy = true;
+    else bad("WGRT_SDPA", *v, "flash or legacy");
+  }
   if (auto v = get("WGRT_MAX_BINDING_BYTES")) {
     auto l = parse_list(*v, 1, 1, uint64_t(1) << 48);
     if (!l || (*l)[0] == 0) bad("WGRT_MAX_BINDING_BYTES", *v, "a whole number of bytes > 0");

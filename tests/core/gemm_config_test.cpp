@@ -34,11 +34,14 @@ webgpu::TuningOverrides gemm_overrides(const std::string& v) {
   return webgpu::parse_tuning_env([&](const char* name) { return std::string(name) == "WGRT_GEMM" ? v.c_str() : nullptr; });
 }
 
-// The device's tuning policy with the GEMM kernel `v` ("tiled", "cpu", "cpu,RQ,WG") for its lifetime.
+// The device's tuning policy with the GEMM kernel `v` ("tiled", "cpu", "cpu,RQ,WG"; "tiled+big": tiled, and
+// the linear layers always on the register-blocked 128x128 kernel) for its lifetime.
 struct ScopedGemm {
   static webgpu::Tuning with(const std::string& v) {
     webgpu::Tuning t = gpu().tuning();
-    t.gemm = *gemm_overrides(v).gemm;
+    const bool big = v.ends_with("+big");
+    t.gemm = *gemm_overrides(big ? v.substr(0, v.size() - 4) : v).gemm;
+    t.gemm.big_min_tiles = big ? 1 : 0;
     return t;
   }
   explicit ScopedGemm(const std::string& v) : scoped(gpu(), with(v)) {}
@@ -46,7 +49,7 @@ struct ScopedGemm {
 };
 
 std::vector<std::string> configs() {
-  std::vector<std::string> c{"tiled"};
+  std::vector<std::string> c{"tiled", "tiled+big"};
   if (gpu().tuning().gemm_cpu_supported) c.insert(c.end(), {"cpu", "cpu,1,8", "cpu,3,24", "cpu,2,256"});
   return c;
 }
@@ -130,6 +133,30 @@ TEST(GemmConfig, LinearF32AndQ4OddSizesEveryConfig) {
   }
 }
 
+// The register-blocked kernel at sizes across its 128x128 tiles and 16-k slices (M, N, K odd or one past a
+// tile), f32 and q4gsw (groups 32 and 64), and that it is the dispatch that ran.
+TEST(GemmConfig, LinearBigTileOddSizes) {
+  ScopedGemm scoped("tiled+big");
+  for (auto [M, K, N] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{{9, 7, 5}, {129, 33, 257}, {200, 17, 131}})
+    linear_run(false, M, K, N, 32, M % 2 == 1, uint32_t(M + N));
+  for (auto [M, K, N, G] : std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>>{
+           {9, 32, 5, 32}, {129, 96, 257, 32}, {131, 192, 130, 64}})
+    linear_run(true, M, K, N, G, N % 2 == 0, uint32_t(M + K));
+  Graph g;
+  ValueId x = g.input("x", DType::F32, {20, 16});
+  ValueId w = g.constant("weight", DType::F32, {24, 16}, ConstantData::from_vector(ref::random_floats(24 * 16, 1)));
+  ValueId out = g.tensor_like(DType::F32, "out");
+  g.op("aten.linear.default", {x, w, g.none(), out}, "lin");
+  g.output(out);
+  auto exe = ExecutableGraph::build(std::move(g), gpu());
+  exe->set_input(x, {20, 16}, std::span<const float>(ref::random_floats(20 * 16, 2)));
+  exe->execute();
+  const std::string dump = exe->dump();
+  const size_t at = dump.find("gemm_big.wgsl:main");
+  ASSERT_NE(at, std::string::npos) << dump;
+  EXPECT_EQ(dump.substr(at, dump.find('\n', at) - at).find("inactive"), std::string::npos) << dump;
+}
+
 TEST(GemmConfig, ParseRuleAndGrid) {
   {
     const ops::GemmConfig c = ops::gemm_config(*gemm_overrides("cpu,3,24").gemm);
@@ -159,7 +186,16 @@ TEST(GemmConfig, ParseRuleAndGrid) {
   f.cpu_adapter = false;
   f.subgroup_min = 32;
   EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.kind, webgpu::GemmTuning::Kind::Tiled);
-  EXPECT_EQ(webgpu::Tuning::for_device(f, gemm_overrides("cpu,2,16")).gemm, (webgpu::GemmTuning{webgpu::GemmTuning::Kind::Cpu, 2, 16}));
+  EXPECT_EQ(webgpu::Tuning::for_device(f, gemm_overrides("cpu,2,16")).gemm, (webgpu::GemmTuning{webgpu::GemmTuning::Kind::Cpu, 2, 16, 64}));
+  // The 128x128 kernel's rule: from 64 output tiles; WGRT_GEMM_BIG sets it (0 = never), WGRT_GEMM keeps it.
+  EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.big_min_tiles, 64u);
+  auto big = [](const char* v) {
+    return webgpu::parse_tuning_env([&](const char* name) { return std::string(name) == "WGRT_GEMM_BIG" ? v : nullptr; });
+  };
+  EXPECT_EQ(webgpu::Tuning::for_device(f, big("0")).gemm.big_min_tiles, 0u);
+  EXPECT_EQ(webgpu::Tuning::for_device(f, big("7")).gemm.big_min_tiles, 7u);
+  EXPECT_THROW(big("-1"), InvalidArgument);
+  EXPECT_THROW(big("x"), InvalidArgument);
 
   ops::GemmParams p;
   p.M = 130;

@@ -77,14 +77,14 @@ struct GgmlLinear {
   std::vector<float> w, bias;
 };
 
-GgmlLinear make(const TypeInfo& t, int64_t N, int64_t K, bool with_bias, uint64_t seed) {
+GgmlLinear make(const TypeInfo& t, int64_t N, int64_t K, bool with_bias, uint64_t seed, int64_t max_m = 20) {
   std::vector<uint8_t> raw = random_blocks(t, N, K, seed);
   GgmlLinear r;
   r.w = dequantize(t.type, raw, uint64_t(N * K), "w");
   std::vector<uint32_t> words((raw.size() + 3) / 4, 0u);
   std::memcpy(words.data(), raw.data(), raw.size());
   Graph g;
-  r.x = g.input("x", DType::F32, {20, K});
+  r.x = g.input("x", DType::F32, {max_m, K});
   const int64_t nw = int64_t(words.size());
   ValueId w = g.constant("w", DType::U32, {nw}, ConstantData::from_vector(std::move(words)));
   ValueId bias = g.none();
@@ -99,7 +99,8 @@ GgmlLinear make(const TypeInfo& t, int64_t N, int64_t K, bool with_bias, uint64_
   return r;
 }
 
-void check(GgmlLinear& r, int64_t M, int64_t N, int64_t K, uint32_t seed, const std::string& what) {
+// Tolerance |d| <= rel * sum_k |x w| + 1e-6.
+void check(GgmlLinear& r, int64_t M, int64_t N, int64_t K, uint32_t seed, const std::string& what, double rel = 1e-5) {
   std::vector<float> x = ref::random_floats(size_t(M * K), seed);
   r.exe->set_input(r.x, {M, K}, std::span<const float>(x));
   r.exe->execute();
@@ -114,7 +115,7 @@ void check(GgmlLinear& r, int64_t M, int64_t N, int64_t K, uint32_t seed, const 
         s += p, mag += std::fabs(p);
       }
       const double d = std::fabs(got[size_t(m * N + n)] - s);
-      if (!(d <= 1e-5 * mag + 1e-6) && bad++ < 3)
+      if (!(d <= rel * mag + 1e-6) && bad++ < 3)
         ADD_FAILURE() << what << " m " << m << " n " << n << ": gpu " << got[size_t(m * N + n)] << " ref " << s;
     }
   EXPECT_EQ(bad, 0) << what;
@@ -135,6 +136,33 @@ TEST(LinearGgml, EveryTypeOddSizesAgainstCpuReference) {
         check(r, 3, N, K, ++seed, what + " M 3");
         if (N == 37) check(r, 20, N, K, ++seed, what + " M 20");
         check(r, 1, N, K, ++seed, what + " M 1 again");
+      }
+  }
+}
+
+// The block-format GEMM route (GPUs: the Tiled GEMM kind, M > gemv_max_rows; forced here on any adapter):
+// every type, M 9 (and 133, one past a 128-row tile, for K of one block, N 130), N 7 and 130, K of 1 and 3
+// blocks (F16: K 5 and 96), the same graph also taking the GEMV route for M 1. Tolerance 1e-5 of sum |x w| (a different summation order).
+TEST(LinearGgml, EveryTypeGemmRouteOddSizes) {
+  webgpu::Tuning tun = gpu().tuning();
+  tun.gemm.kind = webgpu::GemmTuning::Kind::Tiled;
+  webgpu::ScopedTuning scoped(gpu(), tun);
+  uint32_t seed = 500;
+  for (const TypeInfo& t : kTypes) {
+    const int64_t be = ops::ggml_gpu_block(int64_t(t.type))->elems;
+    std::vector<int64_t> ks = {be, 3 * be};
+    if (be == 1) ks = {5, 96};
+    for (int64_t K : ks)
+      for (int64_t N : {7, 130}) {
+        GgmlLinear r = make(t, N, K, N == 7, ++seed, 133);
+        const std::string what = ggml_type_name(t.type) + " K " + std::to_string(K) + " N " + std::to_string(N);
+        const int64_t M = K == ks[0] && N == 130 ? 133 : 9;
+        check(r, M, N, K, ++seed, what + " M " + std::to_string(M));
+        const std::string dump = r.exe->dump();
+        const size_t at = dump.find("gemm_big.wgsl:main");
+        ASSERT_NE(at, std::string::npos) << what;
+        EXPECT_EQ(dump.substr(at, dump.find('\n', at) - at).find("inactive"), std::string::npos) << what;
+        check(r, 1, N, K, ++seed, what + " M 1");
       }
   }
 }

@@ -1,7 +1,9 @@
 // llama.sdpa_with_kv_cache: GPU vs the double-precision reference (reference/attention_ref.h) and PyTorch
 // goldens, on ONE graph per configuration across prefill and decode steps (input_pos a live SymInt from
-// et_vk.select_as_symint). Covers GQA groups 1/2/4/8, D 8/32/64/128, odd sizes, cache exactly full and
-// overflow, non-causal, both routes (general and split-KV at long context), and a pinned-input_pos negative
+// et_vk.select_as_symint). Covers GQA groups 1/2/3/4/7/8, D 5/8/32/37/64/128/200/256, odd sizes, positions 0
+// and 1, key-tile (64), row-block (4 and 16) and split-chunk boundaries, cache exactly full and overflow,
+// non-causal, every route (flash wide/narrow, split-KV decode with its combine, legacy scores-in-scratch), a
+// prefill chunk whose scores would need 256 MiB (no score buffer now), and a pinned-input_pos negative
 // control. Tolerance: |gpu - ref| <= 1e-4 + 1e-3 |ref|.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
@@ -45,15 +47,29 @@ std::vector<float> randn(size_t n, uint32_t seed) {
   return v;
 }
 
-// The device's tuning policy with the split-route threshold at v (read at every execute), restored at scope exit.
-webgpu::Tuning with_threshold(int64_t v) {
+// The device's tuning policy with the split-KV threshold at v (read at every execute; chunks of >= min_chunk
+// keys, up to `target` workgroups), restored at scope exit.
+webgpu::Tuning with_threshold(int64_t v, int64_t min_chunk, int64_t target) {
   webgpu::Tuning t = gpu().tuning();
   t.sdpa_split_min_context = v;
+  t.sdpa_split_min_chunk = min_chunk;
+  t.sdpa_split_target_workgroups = target;
   return t;
 }
 struct SplitThreshold {
   webgpu::ScopedTuning scoped;
-  explicit SplitThreshold(int64_t v) : scoped(gpu(), with_threshold(v)) {}
+  // v = 1 with the defaults: every decode step splits, into chunks as small as one key.
+  explicit SplitThreshold(int64_t v, int64_t min_chunk = 1, int64_t target = 1 << 20)
+      : scoped(gpu(), with_threshold(v, min_chunk, target)) {}
+};
+// The legacy route (scores in scratch) for graphs built and run in this scope.
+webgpu::Tuning with_legacy() {
+  webgpu::Tuning t = gpu().tuning();
+  t.sdpa_legacy = true;
+  return t;
+}
+struct Legacy {
+  webgpu::ScopedTuning scoped{gpu(), with_legacy()};
 };
 
 // A graph: [optional cache fill: update_cache(kfill), update_cache(vfill) at fill_pos] then
@@ -144,12 +160,14 @@ struct Sdpa {
     ref::cache_write(vc_ref, st.v, B, st.S, Hkv, D, C, st.pos);
     return ref::attention(st.q, kc_ref, vc_ref, B, st.S, Hq, Hkv, D, C, st.pos, causal, scale, softcap, window);
   }
-  bool split_active() const {
+  // Whether a dispatch of `kernel` ("<shader>:<entry>") ran in the last execute (dump lists inactive ones).
+  bool active(const std::string& kernel) const {
     std::istringstream in(exe->dump());
     for (std::string line; std::getline(in, line);)
-      if (line.find("sdpa_split.wgsl:partial") != std::string::npos) return line.find("inactive") == std::string::npos;
+      if (line.find(kernel) != std::string::npos && line.find("inactive") == std::string::npos) return true;
     return false;
   }
+  bool split_active() const { return active("sdpa_flash.wgsl:combine"); }
 };
 
 }  // namespace
@@ -346,4 +364,89 @@ TEST(Sdpa, MatchesPyTorchGoldens) {
                   s["S"].get<int64_t>(), s["pos"].get<int32_t>()};
     expect_close(t.run(st), s["out"].get<std::vector<float>>(), fmt::format("golden pos={}", st.pos));
   }
+}
+
+// Flash attention at odd sizes: head dims 5, 37 (not a multiple of 4), 64, 128, 200 and 256 (> 128: narrow
+// blocks only), GQA groups 1, 3, 7; a prefill at position 1 over 70 tokens crosses the 64-key tile and the
+// 16-row blocks (70 * G rows), then decode up to the last cache row, each decode step also split into chunks
+// of 1 and of 64 keys, and a last prefill that fills the cache exactly.
+TEST(Sdpa, FlashOddHeadDimsTilesBlocksAndContextEnd) {
+  struct Case {
+    int64_t Hq, Hkv, D;
+  };
+  for (Case c : {Case{6, 2, 5}, Case{7, 1, 37}, Case{4, 4, 64}, Case{12, 4, 128}, Case{2, 2, 200}, Case{3, 1, 256}}) {
+    const int64_t C = 150;
+    Sdpa t(1, 70, c.Hq, c.Hkv, c.D, C);
+    std::vector<std::pair<int64_t, int32_t>> steps = {{1, 0}, {70, 1}, {1, 71}, {1, 72}, {66, 73}, {1, 139}, {1, 149}};
+    for (auto [S, pos] : steps) {
+      auto st = t.make_step(S, pos);
+      const std::string what = fmt::format("Hq={} Hkv={} D={} S={} pos={}", c.Hq, c.Hkv, c.D, S, pos);
+      std::vector<float> got;
+      {
+        SplitThreshold never(std::numeric_limits<int64_t>::max());
+        got = t.run(st);
+        EXPECT_FALSE(t.split_active()) << what;
+      }
+      auto want = t.expected(st);
+      expect_close(got, want, what + " flash");
+      if (S == 1 && pos > 0) {
+        for (int64_t chunk : {1, 64}) {
+          SplitThreshold always(1, chunk);
+          expect_close(t.run(st), want, what + fmt::format(" split chunk {}", chunk));
+          EXPECT_TRUE(t.split_active()) << what;
+        }
+      }
+    }
+    auto last = t.make_step(1, int32_t(C - 1));  // rewrite the last row, then a full-length prefill
+    t.run(last), t.expected(last);
+    auto full = t.make_step(70, int32_t(C - 70));
+    expect_close(t.run(full), t.expected(full), fmt::format("D={} prefill up to the context end", c.D));
+  }
+}
+
+// Decode split at the chunk boundaries of 64-key chunks (contexts 63, 64, 65, 128, 129) and with the 64-split
+// cap reached (context 1000 in chunks of >= 1 key).
+TEST(Sdpa, SplitKvChunkBoundaries) {
+  Sdpa t(2, 1, 8, 2, 64, 1001, true, false, /*fill_max=*/999);
+  t.set_fill(999, 0);
+  bool filled = true;
+  for (int32_t pos : {62, 63, 64, 127, 128, 999}) {
+    auto st = t.make_step(1, pos);
+    std::vector<float> got;
+    {
+      const int64_t chunk = pos == 999 ? 1 : 64;
+      SplitThreshold always(1, chunk);
+      got = t.run(st);
+      EXPECT_EQ(t.split_active(), pos + 1 > chunk) << "context " << pos + 1;  // one chunk: no combine
+    }
+    if (filled) t.set_fill(0, 0), filled = false;
+    expect_close(got, t.expected(st), fmt::format("split decode at context {}", pos + 1));
+  }
+}
+
+// The legacy route (scores in scratch, tuning sdpa_legacy) computes the same function.
+TEST(Sdpa, LegacyRouteMatchesReference) {
+  Legacy legacy;
+  Sdpa t(1, 9, 6, 2, 32, 40);
+  int32_t pos = 0;
+  for (int64_t S : {9, 1, 4, 1}) {
+    auto st = t.make_step(S, pos);
+    auto got = t.run(st);
+    EXPECT_TRUE(t.active("ops/attention/sdpa.wgsl:main"));
+    EXPECT_FALSE(t.active("sdpa_flash.wgsl:main"));
+    expect_close(got, t.expected(st), fmt::format("legacy S={} pos={}", S, pos));
+    pos += int32_t(S);
+  }
+}
+
+// Llama-3.2-1B's attention shape with the default prefill chunk: 512 tokens x 32 query heads over a 4096-row
+// cache. Scores in scratch would need 256 MiB, over lavapipe's 128 MiB binding limit (the graph failed to
+// build before flash attention); the flash route needs none. A 17-token prefill ending at the last cache row.
+TEST(Sdpa, LongPrefillChunkNeedsNoScoreBuffer) {
+  const int64_t C = 4096, S = 17;
+  Sdpa t(1, 512, 32, 8, 64, C, true, false, /*fill_max=*/C - S);
+  ASSERT_GT(uint64_t(512) * 32 * C * 4, gpu().limits().maxStorageBufferBindingSize);
+  t.set_fill(C - S, 0);
+  auto st = t.make_step(S, int32_t(C - S));
+  expect_close(t.run(st), t.expected(st), "17 tokens at the context end");
 }

@@ -14,6 +14,7 @@
 
 #include "formats/llama2c_tokenizer_file.h"
 #include "formats/model_weights.h"
+#include "models/synth.h"
 #include "model_test_util.h"
 #include "support/run_cli.h"
 #include "support/synth_model.h"
@@ -189,4 +190,22 @@ TEST(Cli, FileStringsAreEscapedInErrors) {
   std::vector<char> chars(bytes.begin(), bytes.end());
   RunResult r = run_cli("generate -m " + temp_file("escape.gguf", chars));
   expect_clean_error(r, "architecture '\\x1b[2J\\x0a' is not supported");
+}
+
+// Llama-3.2-1B's attention shape (32 query heads, 8 kv heads) at a 4096-token context with the default
+// prefill chunk (512): scores in scratch would need 256 MiB, beyond lavapipe's 128 MiB binding limit, and
+// `wgrt generate` failed at load before flash attention. It must load and generate, and give the same greedy
+// text as with a short context and 3-token prefill chunks (other routes: split-KV off, narrow blocks).
+TEST(Cli, LongContextDefaultPrefillChunkGenerates) {
+  models::SynthConfig c{.name = "wide-attn", .arch = "llama", .dim = 256, .ffn = 64, .layers = 1, .heads = 32,
+                        .kv_heads = 8, .head_dim = 8, .vocab = 300, .context = 4096, .init_std = 0.2f};
+  const std::string path = (test_dir() / "wide_attn.gguf").string();
+  models::synth_gguf(c, GgmlType::F32, 3).write(path);
+  RunResult a = run_cli("generate -m " + path + " -p Hello -n 6 --temp 0");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_FALSE(a.out.empty());
+  RunResult b = run_cli("generate -m " + path + " -p Hello -n 6 --temp 0 -c 64 --prefill-chunk 3");
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(a.out, b.out);
+  std::filesystem::remove(path);
 }

@@ -8,13 +8,19 @@
 // wgrt.sdpa_with_kv_cache_swa.default(the same 11 arguments, softcap (double, 0: none), window (int, 0: none), out)
 //   as above, with Gemma's options (llama.cpp build_attn_mha): scores s = (q·scale)·k become softcap*tanh(s/softcap)
 //   before the softmax, and query s (position input_pos + s) sees only keys t with input_pos + s - t < window.
+//   It always takes the legacy route (the flash kernels have neither option yet), so its score scratch must fit
+//   one binding (LimitError at build naming the fix otherwise).
 // GQA: Hq must be a multiple of Hkv; query head h reads kv head h / (Hq/Hkv). f32, D <= 256.
-// Routes: 0 general (one workgroup per query row; scores in pooled scratch [B*S*Hq, C_max]);
-//         1 split-KV for S == 1 and input_pos + 1 >= the tuning policy's sdpa_split_min_context (read at
-//           every execute, webgpu/tuning.h): partials of the kernel's WG_KEYS keys each (online-softmax (max, sum, acc) in scratch), then a combine dispatch.
-// Errors: shape/dtype/argument problems at build (InvalidArgument; masks and dropout are Unsupported); the
-// scores scratch beyond maxStorageBufferBindingSize is a LimitError at build; input_pos < 0 or
-// input_pos + S > C_max a LimitError at execute (nothing is written, the graph stays usable).
+// Routes (plan_flash below, from the tuning policy at every execute):
+//   wide / narrow flash attention (sdpa_flash.wgsl): online softmax over key tiles, no score buffer; the G
+//     query heads of a kv head share its K/V loads; decode splits the keys across workgroups (split-KV) and
+//     merges the partials in a combine dispatch;
+//   legacy (sdpa.wgsl, tuning sdpa_legacy): one workgroup per query row, scores in scratch [B*S*Hq, C_max]; built
+//     only where asked and where that scratch fits one binding.
+// Errors: shape/dtype/argument problems at build (InvalidArgument; masks and dropout are Unsupported);
+// input_pos < 0 or input_pos + S > C_max a LimitError at execute (nothing is written, the graph stays usable).
+
+#include <fmt/format.h>
 
 #include <cmath>
 
@@ -23,20 +29,67 @@
 #include "ops/families.h"
 #include "ops/kv_cache/kv_cache.h"
 #include "webgpu/device.h"
+#include "wgrt/error.h"
 
 namespace wgrt::ops {
 
 namespace {
 
+// sdpa_flash.wgsl's Params.
 struct SdpaParams {
+  uint32_t rows, seq, hq, hkv, d, pos, c_max, causal;
+  float scale;
+  uint32_t chunk, nchunks, blocks;
+};
+WGRT_UNIFORM(SdpaParams, rows, seq, hq, hkv, d, pos, c_max, causal, scale, chunk, nchunks, blocks);
+
+// sdpa_common.wgsl's Params (the legacy kernel sdpa.wgsl), with gemma's window and soft cap.
+struct SdpaLegacyParams {
   uint32_t rows, seq, hq, hkv, d, pos, c_max, causal;
   float scale;
   uint32_t chunk, nchunks, window;
   float softcap;
   uint32_t pad0, pad1, pad2;
 };
-WGRT_UNIFORM(SdpaParams, rows, seq, hq, hkv, d, pos, c_max, causal, scale, chunk, nchunks, window, softcap, pad0, pad1,
-             pad2);
+WGRT_UNIFORM(SdpaLegacyParams, rows, seq, hq, hkv, d, pos, c_max, causal, scale, chunk, nchunks, window, softcap, pad0,
+             pad1, pad2);
+
+constexpr int kRouteWide = 0, kRouteNarrow = 1, kRouteSplit = 2, kRouteLegacy = 3;  // split: narrow + combine
+constexpr int64_t kWideMaxD = 128;   // the wide kernel stages 16 q rows of up to 128 floats
+constexpr int64_t kWideRows = 16, kNarrowRows = 4;  // query rows per workgroup (sdpa_flash.wgsl RB)
+constexpr uint64_t kMaxSplits = 64;  // key splits per decode row (partials scratch bound)
+
+struct FlashPlan {
+  int route;
+  int64_t blocks, nsplit, chunk, workgroups;
+};
+
+// The route rule (tuning policy entries sdpa_*): legacy only where asked; narrow blocks where a kv head has
+// few query rows (decode: S*G <= sdpa_narrow_max_rows) or D > 128, else wide. Decode (S == 1) from
+// sdpa_split_min_context keys splits the keys into chunks of >= sdpa_split_min_chunk keys, enough for about
+// sdpa_split_target_workgroups workgroups (at most kMaxSplits splits; split decode runs on the narrow kernel).
+FlashPlan plan_flash(const webgpu::Tuning& tu, int64_t B, int64_t S, int64_t Hq, int64_t Hkv, int64_t D, int64_t ctx,
+                     bool wide_ok, bool legacy_ok) {
+  FlashPlan f{};
+  if (legacy_ok && tu.sdpa_legacy) return {kRouteLegacy, 0, 1, ctx, 0};
+  const int64_t rows_per_head = S * (Hq / Hkv);
+  const bool split = S == 1 && ctx >= tu.sdpa_split_min_context;
+  f.route = wide_ok && !split && rows_per_head > tu.sdpa_narrow_max_rows ? kRouteWide : kRouteNarrow;
+  f.blocks = int64_t(div_up(uint64_t(rows_per_head), uint64_t(f.route == kRouteWide ? kWideRows : kNarrowRows)));
+  const int64_t base = B * Hkv * f.blocks;
+  f.nsplit = 1;
+  f.chunk = ctx;
+  if (split) {
+    const int64_t min_chunk = std::max<int64_t>(tu.sdpa_split_min_chunk, 1);
+    int64_t n = std::max<int64_t>(tu.sdpa_split_target_workgroups / std::max<int64_t>(base, 1), 1);
+    n = std::min<int64_t>({n, int64_t(div_up(uint64_t(ctx), uint64_t(min_chunk))), int64_t(kMaxSplits)});
+    f.chunk = int64_t(div_up(uint64_t(ctx), uint64_t(n)));
+    f.nsplit = int64_t(div_up(uint64_t(ctx), uint64_t(f.chunk)));
+    if (f.nsplit > 1) f.route = kRouteSplit;
+  }
+  f.workgroups = base * f.nsplit;
+  return f;
+}
 
 enum Arg : size_t { Q, K, V, KC, VC, POS, SEQ_LEN, MASK, DROPOUT, CAUSAL, SCALE, NARGS };
 enum ExtArg : size_t { SOFTCAP = NARGS, WINDOW };
@@ -72,25 +125,38 @@ void build_sdpa(OpBuilder& b, bool ext) {
   const int64_t c_max = kc[1];
   const bool seq_len_given = !b.is_none(SEQ_LEN);
 
-  // Scratch: scores [B*S_max*Hq, C_max]; split partials [B*Hq, ceil(C_max/chunk), D+2].
-  const uint64_t score_bytes = uint64_t(q[0]) * uint64_t(q[1]) * uint64_t(q[2]) * uint64_t(c_max) * 4;
-  const uint64_t limit = b.device().limits().maxStorageBufferBindingSize;
-  if (score_bytes > limit)
-    throw LimitError(b.where() + fmt::format("attention scores for {} queries x {} keys need {} bytes, beyond "
-                                             "maxStorageBufferBindingSize {}", q[0] * q[1] * q[2], c_max, score_bytes, limit));
-  const webgpu::KernelSpec part_spec{"ops/attention/sdpa_split.wgsl", "partial", {}, {}};
-  const uint64_t split_chunk = webgpu::PipelineCache::value(part_spec, "WG_KEYS");  // keys per split-KV chunk
-  const uint64_t max_chunks = div_up(uint64_t(c_max), split_chunk);
-  const uint64_t part_bytes = uint64_t(q[0]) * uint64_t(q[2]) * max_chunks * uint64_t(q[3] + 2) * 4;
-  ScratchRef scores = b.scratch(score_bytes, "attention scores");
+    // Flash routes (sdpa_flash.wgsl): "wide" blocks of 16 query rows (D <= 128) and "narrow" blocks of 4 rows,
+  // each optionally split along the keys (decode) with a combine dispatch. The legacy route (sdpa.wgsl, scores
+  // in scratch [B*S*Hq, C_max]) is built only where the tuning policy asks for it and its scratch fits.
+  const int64_t D = q[3];
+  const uint64_t max_rows_split = uint64_t(q[0]) * uint64_t(q[2]);  // decode (S == 1) rows
+  const uint64_t part_bytes = max_rows_split * kMaxSplits * uint64_t(D + 2) * 4;
   ScratchRef partials = b.scratch(part_bytes, "split-KV partials");
+  const uint64_t score_bytes = uint64_t(q[0]) * uint64_t(q[1]) * uint64_t(q[2]) * uint64_t(c_max) * 4;
+  const uint64_t max_binding = b.device().limits().maxStorageBufferBindingSize;
+  if (ext && score_bytes > max_binding)
+    throw LimitError(b.where() + fmt::format("soft-capped / sliding-window attention needs a score scratch of {} bytes, "
+                                             "above this adapter's binding limit of {} bytes: use a smaller --ctx or "
+                                             "--prefill-chunk", score_bytes, max_binding));
+  const bool legacy_ok = (ext || b.device().tuning().sdpa_legacy) && score_bytes <= max_binding;
 
   CacheWrite wkv = declare_kv_cache_write(b, K, V, KC, VC);
   UniformRef params = b.uniform<SdpaParams>();
+  UniformRef legacy_params = legacy_ok ? b.uniform<SdpaLegacyParams>() : UniformRef{};
   auto t = [&](size_t i) { return Binding::tensor(b.arg(i)); };
-  DispatchRef general = b.dispatch({"ops/attention/sdpa.wgsl", "main", {}, {}}, {t(Q), t(KC), t(VC), scores, t(OUT), params}, 0);
-  DispatchRef part = b.dispatch(part_spec, {t(Q), t(KC), t(VC), partials, t(OUT), params}, 1);
-  DispatchRef combine = b.dispatch({"ops/attention/sdpa_split.wgsl", "combine", {}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), params}, 1);
+  const std::string flash = "ops/attention/sdpa_flash.wgsl";
+  const bool wide_ok = D <= kWideMaxD;
+  DispatchRef wide{}, general{};
+  if (wide_ok)
+    wide = b.dispatch({flash, "main", {{"DT", 16}, {"DPT_MAX", 8}}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRouteWide);
+  const webgpu::KernelSpec narrow_spec{flash, "main", {{"DT", 64}, {"DPT_MAX", 4}}, {}};
+  DispatchRef narrow = b.dispatch(narrow_spec, {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRouteNarrow);
+  DispatchRef split = b.dispatch(narrow_spec, {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRouteSplit);
+  DispatchRef combine = b.dispatch({flash, "combine", {}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRouteSplit);
+  if (legacy_ok) {
+    ScratchRef scores = b.scratch(score_bytes, "attention scores");
+    general = b.dispatch({"ops/attention/sdpa.wgsl", "main", {}, {}}, {t(Q), t(KC), t(VC), scores, t(OUT), legacy_params}, kRouteLegacy);
+  }
 
   b.on_resize([=](ResizeContext& r) {
     const Dims q = r.tensor(Q).dims, k = r.tensor(K).dims;
@@ -112,25 +178,32 @@ void build_sdpa(OpBuilder& b, bool ext) {
     p.c_max = uint32_t(c_max);
     p.causal = causal ? 1u : 0u;
     p.scale = scale;
-    p.window = uint32_t(window);
-    p.softcap = float(softcap);
-    const int64_t ctx = pos + q[1];
-    const bool split = q[1] == 1 && ctx >= r.tuning().sdpa_split_min_context;
-    p.chunk = uint32_t(split_chunk);
-    p.nchunks = split ? uint32_t(div_up(uint64_t(ctx), split_chunk)) : 1u;
+    const webgpu::Tuning& tu = r.tuning();
+    const FlashPlan plan = ext ? FlashPlan{kRouteLegacy, 0, 1, pos + q[1], 0}
+                               : plan_flash(tu, q[0], q[1], q[2], k[2], q[3], pos + q[1], wide_ok, legacy_ok);
+    p.chunk = uint32_t(plan.chunk);
+    p.nchunks = uint32_t(plan.nsplit);
+    p.blocks = uint32_t(plan.blocks);
     r.set_uniform(params, p);
-    r.select_route(split ? 1 : 0);
-    r.set_workgroups(general, split ? 0 : p.rows);
-    r.set_workgroups(part, split ? uint64_t(p.rows) * p.nchunks : 0);
-    r.set_workgroups(combine, split ? p.rows : 0);
+    if (legacy_ok) {
+      SdpaLegacyParams lp{p.rows, p.seq, p.hq, p.hkv, p.d, p.pos, p.c_max, p.causal, p.scale, 0, 1,
+                          uint32_t(window), float(softcap), 0, 0, 0};
+      r.set_uniform(legacy_params, lp);
+    }
+    r.select_route(plan.route);
+    if (wide_ok) r.set_workgroups(wide, plan.route == kRouteWide ? plan.workgroups : 0);
+    r.set_workgroups(narrow, plan.route == kRouteNarrow ? plan.workgroups : 0);
+    r.set_workgroups(split, plan.route == kRouteSplit ? plan.workgroups : 0);
+    r.set_workgroups(combine, plan.route == kRouteSplit ? p.rows : 0);
+    if (legacy_ok) r.set_workgroups(general, plan.route == kRouteLegacy ? p.rows : 0);
   });
 }
 
 }  // namespace
 
 void register_attention_ops(OpRegistry& r) {
-  const std::vector<std::string> kernels = {"ops/kv_cache/update_kv_cache.wgsl:main", "ops/attention/sdpa.wgsl:main",
-                                            "ops/attention/sdpa_split.wgsl:partial", "ops/attention/sdpa_split.wgsl:combine"};
+  const std::vector<std::string> kernels = {"ops/kv_cache/update_kv_cache.wgsl:main", "ops/attention/sdpa_flash.wgsl:main",
+                                            "ops/attention/sdpa_flash.wgsl:combine", "ops/attention/sdpa.wgsl:main"};
   r.add({"llama.sdpa_with_kv_cache.default", [](OpBuilder& b) { build_sdpa(b, false); }, kernels, true});
   r.add({"wgrt.sdpa_with_kv_cache_swa.default", [](OpBuilder& b) { build_sdpa(b, true); }, kernels, true});
 }

@@ -1,4 +1,4 @@
-// Shared declarations of the sdpa_with_kv_cache kernels (sdpa.wgsl, sdpa_split.wgsl); reductions from
+// Shared declarations of the sdpa_with_kv_cache kernels (sdpa.wgsl, the legacy route); reductions from
 // ops/common/reduce.wgsl.
 #include "ops/common/reduce.wgsl"
 // Layouts (row-major): q, out [B, S, Hq, D]; k_cache, v_cache [B, C_max, Hkv, D].

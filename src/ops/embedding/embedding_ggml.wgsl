@@ -22,6 +22,7 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> out : array<f32>;
 @group(0) @binding(3) var<uniform> p : Params;
 
+fn ggml_word(i : u32) -> u32 { return w[i]; }
 #include "ops/linear/ggml_decode.wgsl"
 
 @compute @workgroup_size(256)

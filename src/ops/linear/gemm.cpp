@@ -40,6 +40,16 @@ webgpu::KernelSpec gemm_kernel(const GemmConfig& cfg, bool q4, bool b_k_fast) {
   return {kTiled, "main", {{"B_MODE", q4 ? 1.0 : 0.0}, {"B_KFAST", b_k_fast ? 1.0 : 0.0}}, {}};
 }
 
+webgpu::KernelSpec gemm_big_kernel(bool q4) { return {"ops/linear/gemm_big.wgsl", "main", {{"B_MODE", q4 ? 1.0 : 0.0}}, {}}; }
+
+GemmConfig gemm_big_config() {
+  GemmConfig c;
+  const webgpu::KernelSpec k = gemm_big_kernel(false);
+  c.tile_m = webgpu::PipelineCache::value(k, "TILE_M");
+  c.tile_n = webgpu::PipelineCache::value(k, "TILE_N");
+  return c;
+}
+
 webgpu::KernelSpec gemm_variant(const GemmConfig& cfg, const char* tiled, const char* cpu) {
   if (cfg.kind == GemmConfig::Kind::Cpu) return {cpu, "main", {{"RQ", double(cfg.rq)}, {"WG", double(cfg.wg)}}, {}};
   return {tiled, "main", {}, {}};

@@ -82,6 +82,11 @@ GemmConfig gemm_config(const webgpu::Device& dev);
 // kernel stages B accordingly (the Cpu kernel ignores it).
 webgpu::KernelSpec gemm_kernel(const GemmConfig& cfg, bool q4, bool b_k_fast = true);
 
+// The register-blocked 128x128 kernel (ops/linear/gemm_big.wgsl; GPUs, linear layers with many output tiles,
+// tuning gemm.big_min_tiles): B loaders f32 [N, K] (k fast) or q4gsw (K % 16 == 0, group % 16 == 0).
+webgpu::KernelSpec gemm_big_kernel(bool q4);
+GemmConfig gemm_big_config();  // Kind Tiled with the big kernel's tile (for gemm_grid)
+
 // "<shader>:<entry>" of both GEMM kernels, for the OpDef.kernels of ops that dispatch gemm_kernel.
 std::vector<std::string> gemm_kernel_names();
 

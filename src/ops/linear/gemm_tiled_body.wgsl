@@ -23,14 +23,13 @@ var<workgroup> Bs : array<vec4<f32>, 512>;
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {
-  // A batch beyond the grid's z limit is folded into y (gemm_grid): y = m tile + tiles_m * (z mod fold).
-  let tiles_m = (p.M + TILE_M - 1u) / TILE_M;
-  let z = wid.z * (nwg.y / tiles_m) + wid.y / tiles_m;
+  let tile = gemm_tile(wid, nwg, TILE_M, TILE_N);
+  let z = tile.z;
   if (z >= p.batch) {
     return;
   }
-  let n0 = wid.x * TILE_N;
-  let m0 = (wid.y % tiles_m) * TILE_M;
+  let n0 = tile.n0;
+  let m0 = tile.m0;
   let tx = lid % 16u;
   let ty = lid / 16u;
   var acc : array<vec4<f32>, 4>;
@@ -74,11 +73,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     for (var j = 0u; j < 4u; j++) {
       let gn = n0 + tx * 4u + j;
       if (gn < p.N) {
-        var v = p.alpha * acc[i][j];
-        if (p.has_bias != 0u) {
-          v += p.beta * bias[bias_base + gm * p.bias_sm + gn * p.bias_sn];
-        }
-        c[c_base + gm * p.c_sm + gn * p.c_sn] = v;
+        gemm_store(gm, gn, acc[i][j], c_base, bias_base);
       }
     }
   }

@@ -25,6 +25,7 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> out : array<f32>;
 @group(0) @binding(4) var<uniform> p : Params;
 
+fn ggml_word(i : u32) -> u32 { return w[i]; }
 #include "ops/linear/ggml_decode.wgsl"
 
 var<workgroup> part : array<f32, 2112>;  // [8 rows of x][8 rows of W][33]

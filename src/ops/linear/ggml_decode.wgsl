@@ -1,5 +1,5 @@
-// Decoding of ggml block formats from their raw file bytes, held in `w : array<u32>` (the including kernel
-// declares it; little-endian, a buffer padded to whole words). Layouts: src/formats/ggml_blocks.h; values equal
+// Decoding of ggml block formats from their raw file bytes, read through `fn ggml_word(i : u32) -> u32` (word i
+// of the including kernel's weight binding; little-endian, a buffer padded to whole words). Layouts: src/formats/ggml_blocks.h; values equal
 // src/formats' C++ decoders up to f32 rounding of the scale products (the GPU may fuse multiply-adds).
 // override WTYPE picks the format (ggml type id): 1 F16, 30 BF16, 2 Q4_0, 3 Q4_1, 6 Q5_0, 7 Q5_1, 8 Q8_0,
 // 10 Q2_K, 11 Q3_K, 12 Q4_K, 13 Q5_K, 14 Q6_K, 20 IQ4_NL, 23 IQ4_XS, 39 MXFP4 (ops/linear/linear_ggml.h lists
@@ -9,10 +9,10 @@
 override WTYPE : u32 = 8u;
 
 fn wbyte(o : u32) -> u32 {
-  return (w[o >> 2u] >> ((o & 3u) * 8u)) & 0xffu;
+  return (ggml_word(o >> 2u) >> ((o & 3u) * 8u)) & 0xffu;
 }
 fn wu16(o : u32) -> u32 {
-  return (w[o >> 2u] >> ((o & 2u) * 8u)) & 0xffffu;
+  return (ggml_word(o >> 2u) >> ((o & 2u) * 8u)) & 0xffffu;
 }
 fn wf16(o : u32) -> f32 {
   return unpack2x16float(wu16(o)).x;
@@ -187,7 +187,7 @@ fn ggml_run8(base : u32, j0 : u32) -> array<f32, 8> {
       let mul = wf16(base) * k4_field(base, sb, false);
       let sub = wf16(base + 2u) * k4_field(base, sb, true);
       let o = (base + 16u + 32u * p + (j0 & 31u)) >> 2u;
-      let wd = array<u32, 2>(w[o], w[o + 1u]);
+      let wd = array<u32, 2>(ggml_word(o), ggml_word(o + 1u));
       for (var e = 0u; e < 8u; e++) {
         let q = (wd[e / 4u] >> (8u * (e & 3u) + 4u * hi)) & 15u;
         v[e] = mul * f32(q) - sub;

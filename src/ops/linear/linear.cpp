@@ -138,14 +138,18 @@ void build_linear(OpBuilder& b, bool q4) {
   struct ChunkRefs {
     Chunk c;
     UniformRef gemv_u, gemm_u;
-    DispatchRef gemv_d, gemm_d;
+    DispatchRef gemv_d, gemm_d, big_d;
   };
   std::vector<ChunkRefs> refs;
   const Binding x = Binding::tensor(b.arg(0)), out = Binding::tensor(b.arg(oi));
   const Binding bias = has_bias ? Binding::tensor(b.arg(bi)) : x;  // unused binding when there is no bias
   const GemmConfig gemm_cfg = gemm_config(b.device());
+  // GPUs: outputs with >= big_min_tiles 128x128 tiles take the register-blocked kernel (route 2).
+  const uint32_t big_min_tiles = gemm_cfg.kind == GemmConfig::Kind::Tiled ? b.device().tuning().gemm.big_min_tiles : 0;
+  const bool has_big = big_min_tiles > 0 && (!q4 || (K % 16 == 0 && G % 16 == 0));
+  const GemmConfig big_cfg = gemm_big_config();
   for (const Chunk& c : chunks) {
-    ChunkRefs r{c, {}, {}, {}, {}};
+    ChunkRefs r{c, {}, {}, {}, {}, {}};
     Binding wb = split ? Binding::tensor_range(b.arg(wi), uint64_t(c.n0) * row_bytes, uint64_t(c.rows) * row_bytes)
                        : Binding::tensor(b.arg(wi));
     Binding sb = x;
@@ -159,6 +163,7 @@ void build_linear(OpBuilder& b, bool q4) {
     }
     r.gemm_u = b.uniform<GemmParams>();
     r.gemm_d = b.dispatch(gemm_kernel(gemm_cfg, q4), {x, wb, sb, bias, out, r.gemm_u}, 1);
+    if (has_big) r.big_d = b.dispatch(gemm_big_kernel(q4), {x, wb, sb, bias, out, r.gemm_u}, 2);
     refs.push_back(r);
   }
 
@@ -172,7 +177,8 @@ void build_linear(OpBuilder& b, bool q4) {
     // Small batches (decode, short prompts) run the GEMV once per row (grid layers): for M <= gemv_max_rows
     // re-reading the weights M times costs less than the GEMM's tile set-up and barriers.
     const bool gemv = has_gemv && M >= 1 && M <= gemv_max_rows;
-    r.select_route(gemv ? 0 : 1);
+    const bool big = !gemv && has_big && div_up(uint64_t(M), 128) * div_up(uint64_t(N), 128) >= big_min_tiles;
+    r.select_route(gemv ? 0 : big ? 2 : 1);
     for (const ChunkRefs& c : refs) {
       if (has_gemv) {
         uint32_t nwg = uint32_t(div_up(uint64_t(c.c.rows), gemv_rows));
@@ -193,13 +199,15 @@ void build_linear(OpBuilder& b, bool q4) {
       p.group = uint32_t(q4 ? G : 32);
       p.s_sn = uint32_t(q4 ? K / G : 0);
       r.set_uniform(c.gemm_u, p);
-      Grid g;
+      Grid g, gb;
       try {
         g = gemm_grid(gemm_cfg, p, r.max_workgroups_per_dim());
+        if (has_big) gb = gemm_grid(big_cfg, p, r.max_workgroups_per_dim());
       } catch (const InvalidArgument& e) {
         r.fail("{}", e.what());
       }
-      r.set_grid(c.gemm_d, g);
+      r.set_grid(c.gemm_d, big ? Grid{0, 1, 1} : g);
+      if (has_big) r.set_grid(c.big_d, big ? gb : Grid{0, 1, 1});
     }
   });
 }
@@ -209,7 +217,8 @@ void build_linear(OpBuilder& b, bool q4) {
 void register_linear_ops(OpRegistry& r) {
   std::vector<std::string> f32 = {"ops/linear/gemv_f32.wgsl:main"}, q4 = {"ops/linear/gemv_q4.wgsl:main",
                                     "ops/linear/gemv_q4_i8.wgsl:main", "ops/linear/gemv_q4_sg.wgsl:main"};
-  const std::vector<std::string> gemm = gemm_kernel_names();
+  std::vector<std::string> gemm = gemm_kernel_names();
+  gemm.push_back(gemm_big_kernel(false).shader + ":main");
   for (auto* k : {&f32, &q4}) k->insert(k->end(), gemm.begin(), gemm.end());
   r.add({"aten.linear.default", [](OpBuilder& b) { build_linear(b, false); }, f32, true});
   r.add({"et_vk.linear_q4gsw.default", [](OpBuilder& b) { build_linear(b, true); }, q4, true});

@@ -6,8 +6,10 @@
 //       to whole u32 words. wtype is the ggml type id of one of the types
 //       ggml_gpu_block() lists (linear_ggml.h);
 //       K must be a multiple of the type's block size (build errors otherwise).
-// One route: gemv_ggml.wgsl for every M (one grid layer per 8 rows of x; prefill re-reads the weights M/8
-// times: a tiled block-format GEMM is the next step).
+// Routes: gemv_ggml.wgsl (one grid layer per 8 rows of x, so it re-reads the weights M/8 times) for
+// M <= the tuning policy's gemv_max_rows and on CPU adapters; on GPUs (the Tiled GEMM kind) larger M takes the
+// register-blocked GEMM with the block-format B loader (gemm_big.wgsl B_MODE 2), each weight decoded once per
+// 128-row tile of x.
 // Weights larger than the tuning policy's max_binding_bytes (maxStorageBufferBindingSize or lower) are bound in
 // chunks of whole multiples of 256 rows, one dispatch each, so every chunk starts 256-byte aligned.
 #include <fmt/format.h>
@@ -20,6 +22,7 @@
 #include "graph/op_registry.h"
 #include "graph/uniform_layout.h"
 #include "ops/families.h"
+#include "ops/linear/gemm.h"
 #include "ops/linear/linear_ggml.h"
 #include "webgpu/device.h"
 
@@ -99,16 +102,25 @@ void build_linear_ggml(OpBuilder& b) {
   const webgpu::KernelSpec spec{"ops/linear/gemv_ggml.wgsl", "main", {{"WTYPE", double(wtype)}}, {}};
   const Binding x = Binding::tensor(b.arg(0)), out = Binding::tensor(b.arg(5));
   const Binding bias = has_bias ? Binding::tensor(b.arg(4)) : x;  // unused binding when there is no bias
+  const bool has_gemm = gemm_config(b.device()).kind == GemmConfig::Kind::Tiled;
+  const webgpu::KernelSpec gemm_spec{"ops/linear/gemm_big.wgsl", "main", {{"B_MODE", 2}, {"WTYPE", double(wtype)}}, {}};
+  const GemmConfig big_cfg = gemm_big_config();
+  const int64_t gemv_max_rows = b.device().tuning().gemv_max_rows;
   struct Part {
     int64_t n0, rows;
-    UniformRef u;
-    DispatchRef d;
+    UniformRef u, gu;
+    DispatchRef d, gd;
   };
   std::vector<Part> parts;
   for (const GgmlRowChunk& c : chunks) {
     const Binding wb = chunks.size() == 1 ? Binding::tensor(b.arg(1)) : Binding::tensor_range(b.arg(1), c.offset, c.size);
     const UniformRef u = b.uniform<Params>();
-    parts.push_back({c.row0, c.rows, u, b.dispatch(spec, {x, wb, bias, out, u})});
+    Part part{c.row0, c.rows, u, {}, b.dispatch(spec, {x, wb, bias, out, u}, 0), {}};
+    if (has_gemm) {
+      part.gu = b.uniform<GemmParams>();
+      part.gd = b.dispatch(gemm_spec, {x, wb, x, bias, out, part.gu}, 1);
+    }
+    parts.push_back(part);
   }
   b.on_resize([=](ResizeContext& r) {
     Dims d = r.tensor(0).dims;
@@ -117,11 +129,34 @@ void build_linear_ggml(OpBuilder& b) {
     const int64_t M = numel(d) / K;
     d.back() = N;
     r.set_dims(5, d);
+    const bool gemm = has_gemm && M > gemv_max_rows;
+    r.select_route(gemm ? 1 : 0);
     for (const Part& p : parts) {
       const uint32_t nwg = uint32_t((p.rows + 7) / 8);
       r.set_uniform(p.u, Params{uint32_t(p.rows), uint32_t(K), has_bias, uint32_t(p.n0), nwg, uint32_t(N),
                                 uint32_t(row_bytes), uint32_t(M)});
-      r.set_workgroups(p.d, nwg, uint32_t(std::max<int64_t>((M + 7) / 8, 1)));
+      r.set_workgroups(p.d, gemm ? 0 : nwg, uint32_t(std::max<int64_t>((M + 7) / 8, 1)));
+      if (!has_gemm) continue;
+      GemmParams g;
+      g.M = uint32_t(M);
+      g.N = uint32_t(p.rows);
+      g.K = uint32_t(K);
+      g.a_sm = uint32_t(K);
+      g.b_sn = uint32_t(row_bytes);
+      g.c_off = uint32_t(p.n0);
+      g.c_sm = uint32_t(N);
+      g.bias_off = uint32_t(p.n0);
+      g.has_bias = has_bias;
+      r.set_uniform(p.gu, g);
+      Grid grid{0, 1, 1};
+      if (gemm) {
+        try {
+          grid = gemm_grid(big_cfg, g, r.max_workgroups_per_dim());
+        } catch (const InvalidArgument& e) {
+          r.fail("{}", e.what());
+        }
+      }
+      r.set_grid(p.gd, grid);
     }
   });
 }
@@ -129,7 +164,8 @@ void build_linear_ggml(OpBuilder& b) {
 }  // namespace
 
 void register_linear_ggml_ops(OpRegistry& r) {
-  r.add({"wgrt.linear_ggml.default", build_linear_ggml, {"ops/linear/gemv_ggml.wgsl:main"}, true});
+  r.add({"wgrt.linear_ggml.default", build_linear_ggml, {"ops/linear/gemv_ggml.wgsl:main", "ops/linear/gemm_big.wgsl:main"},
+         true});
 }
 
 }  // namespace wgrt::ops
