@@ -8,7 +8,11 @@
 # node-llama-cpp 3.21.1 with its CPU and Vulkan prebuilts, pinned by bench/package-lock.json): llama.cpp for the
 # benchmarks and for the test oracle tests/llamacpp/llamacpp_helper.c, and llama.cpp's source bundle (npm
 # node-llama-cpp@3.21.1's llama/gitRelease.bundle, sha256-checked) into third_party/llama.cpp/ for the
-# tokenizer conformance vectors and chat-template conformance suite (not committed).
+# tokenizer conformance vectors and chat-template conformance suite (not committed). For the browser build
+# (docs/BROWSER.md): emscripten (Debian's 3.1.6) and chromium (headless, for scripts/test_web.sh), PCRE2's Debian
+# source (apt's deb-src index, through a private source list) into third_party/pcre2-src/ (not committed; built
+# for wasm by scripts/build_web.sh), and web/node_modules (npm webgpu 0.6.2, dawn.node, pinned by
+# web/package-lock.json) to run the wasm under Node.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 say() { printf '[setup] %s\n' "$*"; }
@@ -27,7 +31,7 @@ fi
 pkgs=(build-essential cmake ninja-build pkg-config git ca-certificates curl nodejs npm
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
       libpcre2-dev libicu-dev libvulkan1 vulkan-tools python3 python3-jinja2
-      clang libclang-rt-14-dev chromium-common)
+      clang libclang-rt-14-dev chromium-common emscripten chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   # Node.js may come from elsewhere (e.g. nodesource): any working npm will do.
@@ -94,4 +98,29 @@ fi
 npm_file "llama.cpp source bundle" node-llama-cpp@3.21.1 llama/gitRelease.bundle \
   "$root/third_party/llama.cpp/gitRelease.bundle" 9336d8aab8f8e6a8919380f3641fe92e57b02fb55df1b6bd083b82491a6293b8 \
   "$root/bench/node_modules/node-llama-cpp/llama/gitRelease.bundle"
+# 6. The browser build's inputs: PCRE2's Debian source (the version of libpcre2-dev) and npm webgpu.
+pcre_ver=10.42
+if [ -f "$root/third_party/pcre2-src/CMakeLists.txt" ] && grep -qs "$pcre_ver" "$root/third_party/pcre2-src/.debian-version"; then
+  say "PCRE2 $pcre_ver source: already in third_party/pcre2-src"
+else
+  say "fetching Debian's pcre2 $pcre_ver source (apt-get source, deb-src index in a private list) into third_party/pcre2-src"
+  tmp=$(mktemp -d)
+  mkdir -p "$tmp/lists/partial"
+  echo 'deb-src http://deb.debian.org/debian bookworm main' > "$tmp/src.list"
+  aopts=(-o "Dir::Etc::SourceList=$tmp/src.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$tmp/lists")
+  apt-get "${aopts[@]}" update -q >/dev/null || die "apt-get update of the deb-src index failed"
+  (cd "$tmp" && apt-get "${aopts[@]}" source --download-only -q "pcre2=$pcre_ver-1" >/dev/null) \
+    || die "apt-get source pcre2 failed (network or mirror)"
+  rm -rf "$root/third_party/pcre2-src"
+  mkdir -p "$root/third_party/pcre2-src"
+  tar -xzf "$tmp/pcre2_$pcre_ver.orig.tar.gz" -C "$root/third_party/pcre2-src" --strip-components=1
+  echo "$pcre_ver" > "$root/third_party/pcre2-src/.debian-version"
+  rm -rf "$tmp"
+fi
+if [ "$(node -p "require('$root/web/node_modules/webgpu/package.json').version" 2>/dev/null)" = 0.6.2 ]; then
+  say "npm webgpu 0.6.2: already installed in web/node_modules"
+else
+  say "installing npm webgpu 0.6.2 (dawn.node) into web/node_modules (npm ci)"
+  (cd "$root/web" && npm ci --ignore-scripts --no-audit --no-fund) || die "npm ci in web/ failed (network or registry)"
+fi
 say "done"
