@@ -106,9 +106,10 @@ class Engine {
     return this._serial(async () => {
       this._m.ccall('wgrt_web_dispose', null, [], []);
       this.model = null;
-      const name = typeof source === 'string' ? (source.split('/').pop().split('?')[0] || 'model') : 'model.bin';
-      const model = await this._file(source, 'model.' + (name.endsWith('.gguf') ? 'gguf' : 'bin'), 'model file',
-                                     options.onProgress);
+      // The file keeps the URL's name in the in-memory file system, so the engine's messages name it.
+      const base = typeof source === 'string' ? source.split(/[?#]/)[0].split('/').pop() : '';
+      const name = base.replace(/[^A-Za-z0-9._-]/g, '_') || 'model';
+      const model = await this._file(source, name, 'model file', options.onProgress);
       const tok = options.tokenizer ? await this._file(options.tokenizer, 'tokenizer.bin', 'tokenizer file') : '';
       try {
         this.model = await this._call('wgrt_web_load', ['string', 'string', 'number'], [model, tok, options.context | 0]);
