@@ -1,7 +1,11 @@
 #include "formats/ggml_quant.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <system_error>
+#include <thread>
+#include <vector>
 #include <wgrt/error.h>
 
 #include "formats/ggml_blocks.h"
@@ -17,6 +21,41 @@ uint16_t load_u16(const uint8_t* p) {
   uint16_t v;
   std::memcpy(&v, p, 2);
   return v;
+}
+
+// Packs the low nibbles of the 8 bytes of x (each byte < 16; byte i little-endian) into a word with byte i's
+// value at bits 4i..4i+3.
+uint32_t pack_nibbles(uint64_t x) {
+  x = (x | (x >> 4)) & 0x00FF00FF00FF00FFull;
+  x = (x | (x >> 8)) & 0x0000FFFF0000FFFFull;
+  x = (x | (x >> 16)) & 0x00000000FFFFFFFFull;
+  return static_cast<uint32_t>(x);
+}
+
+// Runs f(begin, end) over [0, n) split into contiguous ranges on up to hardware_concurrency threads (at least
+// `grain` items per range; small n runs inline on the caller). f must be safe to run concurrently on
+// disjoint ranges. A thread that cannot be started runs its range inline.
+template <typename F>
+void parallel_ranges(uint64_t n, uint64_t grain, const F& f) {
+  const uint64_t hw = std::max(1u, std::thread::hardware_concurrency());
+  const uint64_t parts = std::min<uint64_t>(hw, std::max<uint64_t>(1, n / std::max<uint64_t>(grain, 1)));
+  if (parts <= 1) {
+    f(0, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  pool.reserve(parts - 1);
+  const uint64_t step = (n + parts - 1) / parts;
+  for (uint64_t p = 1; p < parts; ++p) {
+    const uint64_t b = std::min(n, p * step), e = std::min(n, (p + 1) * step);
+    try {
+      pool.emplace_back([&f, b, e] { f(b, e); });
+    } catch (const std::system_error&) {  // no threads here (a wasm build without pthreads, a process limit)
+      f(b, e);
+    }
+  }
+  f(0, std::min(n, step));
+  for (std::thread& t : pool) t.join();
 }
 
 void check_size(GgmlType type, std::span<const uint8_t> data, uint64_t n_elems, const std::string& name) {
@@ -168,23 +207,26 @@ Q4gsw repack_q4_0_to_q4gsw(std::span<const uint8_t> data, uint64_t rows, uint64_
   const uint64_t gpr = cols / 32;  // groups (= Q4_0 blocks) per row
   r.qweight.resize(static_cast<size_t>(n / 8));
   r.scales.resize(static_cast<size_t>(rows * gpr));
-  for (uint64_t row = 0; row < rows; ++row) {
-    for (uint64_t g = 0; g < gpr; ++g) {
-      const uint8_t* blk = data.data() + (row * gpr + g) * 18;
-      r.scales[row * gpr + g] = f16_to_f32(load_u16(blk));
-      uint8_t q[32];
-      for (int j = 0; j < 16; ++j) {
-        q[j] = blk[2 + j] & 0x0F;
-        q[j + 16] = blk[2 + j] >> 4;
-      }
-      uint32_t* words = r.qweight.data() + row * (cols / 8) + g * 4;
-      for (int w = 0; w < 4; ++w) {
-        uint32_t word = 0;
-        for (int j = 0; j < 8; ++j) word |= static_cast<uint32_t>(q[8 * w + j]) << (4 * j);
-        words[w] = word;
-      }
+  // Block b of the whole matrix (row-major, gpr per row) maps to words 4b..4b+3 and scale b: rows are
+  // contiguous in both layouts, so the work splits into independent block ranges.
+  const uint64_t blocks = rows * gpr;
+  auto repack_range = [&](uint64_t b0, uint64_t b1) {
+    for (uint64_t b = b0; b < b1; ++b) {
+      const uint8_t* blk = data.data() + b * 18;
+      r.scales[b] = f16_to_f32(load_u16(blk));
+      // Byte j of the block holds q[j] (low nibble) and q[j + 16] (high nibble); word w of q4gsw holds
+      // q[8w..8w+7], element 8w+i in bits 4i..4i+3. Gather 8 nibbles of a 64-bit load into one word.
+      uint64_t lo, hi;
+      std::memcpy(&lo, blk + 2, 8);
+      std::memcpy(&hi, blk + 10, 8);
+      uint32_t* words = r.qweight.data() + b * 4;
+      words[0] = pack_nibbles(lo & 0x0F0F0F0F0F0F0F0Full);
+      words[1] = pack_nibbles(hi & 0x0F0F0F0F0F0F0F0Full);
+      words[2] = pack_nibbles((lo >> 4) & 0x0F0F0F0F0F0F0F0Full);
+      words[3] = pack_nibbles((hi >> 4) & 0x0F0F0F0F0F0F0F0Full);
     }
-  }
+  };
+  parallel_ranges(blocks, uint64_t(1) << 15, repack_range);
   return r;
 }
 

@@ -51,7 +51,8 @@ struct Q4gsw {
 
 // Repacks GGUF Q4_0 data of a [rows, cols] matrix (ne0 = cols) into q4gsw without requantizing: codes are
 // copied, scales are the f16 block scales widened to f32, so dequantized values are bit-identical.
-// Throws FormatError if data.size() != rows*cols/32*18 or cols % 32 != 0.
+// Throws FormatError if data.size() != rows*cols/32*18 or cols % 32 != 0. Any thread; matrices of more than
+// 32768 blocks are split over up to hardware_concurrency worker threads (joined before it returns).
 Q4gsw repack_q4_0_to_q4gsw(std::span<const uint8_t> data, uint64_t rows, uint64_t cols, const std::string& name);
 
 }  // namespace wgrt

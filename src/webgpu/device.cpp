@@ -1,5 +1,6 @@
 #include "webgpu/device.h"
 
+#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "webgpu/blob_cache.h"
 #include "webgpu/buffer.h"
+#include "webgpu/dawn_cache_api.h"
 #include "webgpu/pipeline_cache.h"
 #include "wgrt/error.h"
 
@@ -35,6 +38,33 @@ struct DeviceCallbacks {
     }
   }
 };
+
+namespace {
+
+// What separates one cache folder from another: the adapter and driver, and the Dawn library file (its path,
+// size and modification time), so that an updated driver or library never reads another build's blobs.
+std::string cache_isolation_key(const AdapterInfo& a) {
+  std::string lib = "dawn";
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&wgpuCreateInstance), &info) && info.dli_fname) {
+    std::error_code ec;
+    const std::filesystem::path p(info.dli_fname);
+    const auto size = std::filesystem::file_size(p, ec);
+    const auto time = std::filesystem::last_write_time(p, ec).time_since_epoch().count();
+    lib = fmt::format("{} {} {}", info.dli_fname, ec ? 0 : size, ec ? 0 : time);
+  }
+  return fmt::format("{} | {} {} {:x}:{:x} | {}", a.summary(), a.architecture, a.description, a.vendor_id,
+                     a.device_id, lib);
+}
+
+size_t cache_load(const void* key, size_t key_size, void* value, size_t value_size, void* user) {
+  return static_cast<BlobCache*>(user)->load(key, key_size, value, value_size);
+}
+void cache_store(const void* key, size_t key_size, const void* value, size_t value_size, void* user) {
+  static_cast<BlobCache*>(user)->store(key, key_size, value, value_size);
+}
+
+}  // namespace
 
 std::unique_ptr<Device> Device::create(const DeviceOptions& opts) {
   const TuningOverrides overrides = parse_tuning_env();  // a malformed variable fails before any GPU work
@@ -79,6 +109,20 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& opts) {
     for (const std::string& t : extra_toggles) extra_ptrs.push_back(t.c_str());
     toggles.enabledToggleCount = extra_ptrs.size();
     toggles.enabledToggles = extra_ptrs.data();
+  }
+
+  WGPUDawnCacheDeviceDescriptor cache{};
+  if (opts.disk_cache) {
+    const std::filesystem::path dir = opts.cache_dir.empty() ? BlobCache::default_dir() : opts.cache_dir;
+    if (!dir.empty()) {
+      d->blob_cache_ = std::make_unique<BlobCache>(dir, cache_isolation_key(d->adapter_.info));
+      cache.chain.sType = WGPUSType_DawnCacheDeviceDescriptor;
+      cache.isolationKey = WGPUStringView{nullptr, 0};  // the folder already isolates
+      cache.loadDataFunction = &cache_load;
+      cache.storeDataFunction = &cache_store;
+      cache.functionUserdata = d->blob_cache_.get();
+      toggles.chain.next = &cache.chain;
+    }
   }
 
   WGPUDeviceDescriptor desc{};

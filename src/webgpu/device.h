@@ -8,6 +8,7 @@
 // - One thread drives a device (Dawn's default); Device objects are not copyable or movable.
 #pragma once
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -20,12 +21,17 @@ namespace wgrt::webgpu {
 
 class PipelineCache;
 class Buffer;
+class BlobCache;
 
 struct DeviceOptions {
   std::string adapter;          // adapter spec (see instance.h); empty: WGRT_ADAPTER or the best adapter
   bool request_f16 = true;      // ask for shader-f16 when offered
   bool request_subgroups = true;
   bool request_timestamps = true;
+  // Disk cache of Dawn's compiled shaders and pipelines (blob_cache.h): `cache_dir` empty means
+  // BlobCache::default_dir() ($WGRT_CACHE_DIR, "off" disables; else $XDG_CACHE_HOME/wgrt or ~/.cache/wgrt).
+  bool disk_cache = true;
+  std::filesystem::path cache_dir;
 };
 
 class Device {
@@ -70,6 +76,8 @@ class Device {
   void wait(WGPUFuture f, const char* what) const { instance_->wait(f, what); }
 
   PipelineCache& pipelines();
+  // The disk cache Dawn uses (null when off or its folder could not be made).
+  const BlobCache* blob_cache() const { return blob_cache_.get(); }
 
   // A MapRead staging buffer of at least `bytes`, reused across reads (grown to a power of two).
   Buffer& readback_staging(uint64_t bytes);
@@ -82,6 +90,7 @@ class Device {
 
  private:
   Device() = default;
+  std::unique_ptr<BlobCache> blob_cache_;  // Dawn may call it until wgpuDeviceDestroy (in ~Device's body)
   std::shared_ptr<Instance> instance_;
   std::shared_ptr<Instance> listing_;
   Adapter adapter_;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "commands.h"
+#include "webgpu/blob_cache.h"
 #include "webgpu/device.h"
 
 namespace wgrt::cli {
@@ -34,6 +35,8 @@ void add_info(CLI::App& app) {
     fmt::print("  adapter type:  {}\n", i.type_name());
     fmt::print("  subgroup size: {}..{}\n", i.subgroup_min, i.subgroup_max);
     fmt::print("  features:      {}\n", dev->features_string());
+    fmt::print("  disk cache:    {}\n", dev->blob_cache() ? dev->blob_cache()->folder().string()
+                                                        : std::string("off (WGRT_CACHE_DIR=off or no home folder)"));
     fmt::print("Limits:\n");
     fmt::print("  maxComputeWorkgroupStorageSize:    {} bytes\n", l.maxComputeWorkgroupStorageSize);
     fmt::print("  maxComputeInvocationsPerWorkgroup: {}\n", l.maxComputeInvocationsPerWorkgroup);
