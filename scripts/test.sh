@@ -9,6 +9,11 @@ cd "$root/build"
 ctest --output-on-failure -j"${WGRT_TEST_JOBS:-2}" --timeout 1200
 # The ONNX backend node tests on the ONNX importer (docs/ONNX.md): every test of a claimed operator must pass.
 bash "$root/scripts/onnx_conformance.sh" "$root/build"
+# The browser build (docs/BROWSER.md): the wasm, then the page in headless Chromium and the wasm under Node,
+# against the native build above. WGRT_SKIP_WEB=1 skips it (local iteration only; CI runs it).
+if [ "${WGRT_SKIP_WEB:-0}" != 1 ]; then
+  bash "$root/scripts/test_web.sh"
+fi
 # Reliability guards (docs/RELIABILITY.md): the suite again under ASan + UBSan, then every libFuzzer target for a
 # bounded time from its committed corpus. WGRT_SKIP_GUARDS=1 skips both (local iteration only; CI runs them).
 if [ "${WGRT_SKIP_GUARDS:-0}" != 1 ]; then

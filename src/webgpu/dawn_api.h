@@ -864,6 +864,7 @@ void wgpuQuerySetRelease(WGPUQuerySet querySet);
 }  // extern "C"
 
 // ABI checks: sizes, alignments and member offsets measured in dawn-abi.md.
+#ifndef __EMSCRIPTEN__  // the browser build implements these functions itself (src/webgpu_web/)
 static_assert(sizeof(WGPUBool) == 4 && sizeof(WGPUFlags) == 8, "scalar ABI");
 static_assert(sizeof(WGPUSType) == 4, "WGPUSType is 4 bytes");
 static_assert(sizeof(WGPUCallbackMode) == 4, "WGPUCallbackMode is 4 bytes");
@@ -1177,6 +1178,7 @@ static_assert(offsetof(WGPUSubgroupMatrixConfig, resultComponentType) == 4, "WGP
 static_assert(offsetof(WGPUSubgroupMatrixConfig, M) == 8, "WGPUSubgroupMatrixConfig.M offset");
 static_assert(offsetof(WGPUSubgroupMatrixConfig, N) == 12, "WGPUSubgroupMatrixConfig.N offset");
 static_assert(offsetof(WGPUSubgroupMatrixConfig, K) == 16, "WGPUSubgroupMatrixConfig.K offset");
+#endif  // __EMSCRIPTEN__
 
 namespace wgrt::webgpu {
 inline constexpr const char* kDeclaredFunctions[] = {

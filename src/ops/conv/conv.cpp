@@ -81,7 +81,8 @@ void build_conv(OpBuilder& b) {
   } else {
     d = b.dispatch({transposed ? "ops/conv/conv_transpose.wgsl" : "ops/conv/conv_direct.wgsl", "main", {}, {}}, {xb, wb, biasb, ob, u});
   }
-  b.on_resize([=](ResizeContext& r) {
+  // Init-captures: clang < 16 (Emscripten 3.1.6, the browser build) cannot capture structured bindings.
+  b.on_resize([=, sh = sh, sw = sw, ph = ph, pw = pw, dh = dh, dw = dw](ResizeContext& r) {
     const Dims x = r.tensor(0).dims;
     if (x.size() != 4 || x[1] != C) r.fail("x '{}' has live dims {}; must be [N, {}, H, W]", r.tensor(0).name, dims_str(x), C);
     const int64_t OH = transposed ? (x[2] - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1 : (x[2] + 2 * ph - dh * (kh - 1) - 1) / sh + 1;

@@ -67,11 +67,12 @@ void build_binary(OpBuilder& b, const char* name, bool has_alpha) {
 }  // namespace
 
 void register_binary_ops(OpRegistry& r) {
+  // Init-captures: clang < 16 (Emscripten 3.1.6, the browser build) cannot capture structured bindings.
   for (auto [op, kernel, alpha] : {std::tuple{"aten.add.Tensor", "add", true}, {"aten.sub.Tensor", "sub", true},
                                    {"aten.mul.Tensor", "mul", false}, {"aten.div.Tensor", "div", false},
                                    {"aten.pow.Tensor_Tensor", "pow", false}, {"aten.maximum.default", "maximum", false},
                                    {"aten.minimum.default", "minimum", false}})
-    r.add({op, [kernel, alpha](OpBuilder& b) { build_binary(b, kernel, alpha); }, {binary_kernel(kernel) + ":main"}});
+    r.add({op, [kernel = kernel, alpha = alpha](OpBuilder& b) { build_binary(b, kernel, alpha); }, {binary_kernel(kernel) + ":main"}});
 }
 
 }  // namespace wgrt::ops

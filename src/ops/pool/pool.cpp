@@ -67,7 +67,8 @@ void build_pool(OpBuilder& b, bool max) {
   DispatchRef d = b.dispatch({"ops/pool/pool2d.wgsl", "main", {{"MODE", max ? 0.0 : 1.0}}, {}},
                              {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(oi)), u});
   const size_t rank = b.tensor(0).dims.size();
-  b.on_resize([=](ResizeContext& r) {
+  // Init-captures: clang < 16 (Emscripten 3.1.6, the browser build) cannot capture structured bindings.
+  b.on_resize([=, kh = kh, kw = kw, sh = sh, sw = sw, ph = ph, pw = pw, dh = dh, dw = dw](ResizeContext& r) {
     Dims x = r.tensor(0).dims;
     if (x.size() != rank) r.fail("x '{}' live rank changed: {}", r.tensor(0).name, dims_str(x));
     const int64_t H = x[rank - 2], W = x[rank - 1];
