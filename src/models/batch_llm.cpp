@@ -129,6 +129,13 @@ class BatchLlmImpl final : public BatchLlm {
                        c.dim, c.n_layers, c.vocab_size, context(), slots_, max_rows(), double(g_.weight_bytes) / 1048576.0,
                        dev_->adapter_info().summary());
   }
+  // The GPU-resident decode loop belongs to the single-sequence Llm; generate_tokens on a BatchLlm (slot 0)
+  // decodes step by step through eval, and the server drives step().
+  void decode_submit(int32_t, int) override { throw Unsupported("decode_submit: not available on a BatchLlm (use step)"); }
+  int32_t decode_take() override { throw Unsupported("decode_take: not available on a BatchLlm (use step)"); }
+  int decode_pending() const override { return 0; }
+  bool decode_pipelined() const override { return false; }
+  std::unique_lock<std::recursive_mutex> exclusive() override { return std::unique_lock<std::recursive_mutex>(session_mu_); }
   std::string profile_report() const override { return ""; }
   std::string profile_trace() const override { return ""; }
   std::string graph_dump() const override {
@@ -182,6 +189,7 @@ class BatchLlmImpl final : public BatchLlm {
   }
 
   mutable std::mutex mu_;
+  std::recursive_mutex session_mu_;  // exclusive(): callers' multi-call sequences (step/eval lock mu_ themselves)
   WeightSource weights_;
   std::unique_ptr<text::Tokenizer> tok_;
   SpecialTokens special_;
