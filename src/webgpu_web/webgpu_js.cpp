@@ -266,6 +266,14 @@ WGPUStatus wgpuAdapterGetInfo(WGPUAdapter a, WGPUAdapterInfo* info) {
   info->subgroupMaxSize = uint32_t(wgrt_js_adapter_number(h, 1));
   return WGPUStatus_Success;
 }
+// The page's WebGPU has no memory-heap adapter feature (wgpuAdapterHasFeature says no), so instance.cpp never
+// asks for the heaps; the function exists for the link. Same layout as instance.cpp's declaration.
+struct WgrtMemoryHeaps {
+  WGPUChainedStruct chain;
+  size_t heap_count;
+  const void* heap_info;
+};
+void wgpuAdapterPropertiesMemoryHeapsFreeMembers(WgrtMemoryHeaps) {}
 void wgpuAdapterInfoFreeMembers(WGPUAdapterInfo info) {
   for (WGPUStringView s : {info.vendor, info.architecture, info.device, info.description})
     std::free(const_cast<char*>(s.data));

@@ -82,7 +82,7 @@ void build_conv(OpBuilder& b) {
     d = b.dispatch({transposed ? "ops/conv/conv_transpose.wgsl" : "ops/conv/conv_direct.wgsl", "main", {}, {}}, {xb, wb, biasb, ob, u});
   }
   // Init-captures: clang < 16 (Emscripten 3.1.6, the browser build) cannot capture structured bindings.
-  b.on_resize([=, sh = sh, sw = sw, ph = ph, pw = pw, dh = dh, dw = dw](ResizeContext& r) {
+  b.on_resize([=, sh = sh, sw = sw, ph = ph, pw = pw, dh = dh, dw = dw, oph = oph, opw = opw](ResizeContext& r) {
     const Dims x = r.tensor(0).dims;
     if (x.size() != 4 || x[1] != C) r.fail("x '{}' has live dims {}; must be [N, {}, H, W]", r.tensor(0).name, dims_str(x), C);
     const int64_t OH = transposed ? (x[2] - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1 : (x[2] + 2 * ph - dh * (kh - 1) - 1) / sh + 1;
