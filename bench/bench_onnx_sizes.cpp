@@ -81,7 +81,7 @@ void sweep(const std::string& file, std::vector<int64_t> dims, size_t axis, cons
                ms[ms.size() / 2], ms[0], st.dispatches, st.own_graph_reason.empty() ? "" : "; own graph: " + st.own_graph_reason);
   }
   const wgrt::OnnxModelCounters c = m->counters();
-  fmt::print("{}: {} sizes, first runs {:.0f} ms in all, {} graphs built, {:.1f} MB of weights uploaded, {} on the shared graph ({})\n",
+  fmt::print("{}: {} sizes, first runs {:.0f} ms in all, {} graphs built, {:.1f} MB of weights uploaded, {} of the runs on the shared graph ({})\n",
              bounded ? "bounded " : "per-size", values.size(), first_total, c.graphs_built, double(c.weight_bytes_uploaded) / 1e6,
              c.shared_graph_runs, m->adapter());
 }
