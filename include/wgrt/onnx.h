@@ -4,7 +4,7 @@
 //   wgrt::OnnxTensor x{.name = "x", .dims = {1, 3, 640, 640}, .f32 = pixels};
 //   std::vector<wgrt::OnnxTensor> out = m->run({x});   // out[0].dims, out[0].f32
 //
-// Files: ONNX ModelProto (onnx.proto, IR version any, default-domain opsets up to 17; weights inline or as
+// Files: ONNX ModelProto (onnx.proto, IR version any, default-domain opsets up to 18; weights inline or as
 // external data files next to the model). The operators wgrt runs, with their limits, are listed in
 // docs/ONNX.md (`wgrt ops --onnx` prints them); the ONNX backend node tests are the conformance reference
 // (scripts/onnx_conformance.sh).

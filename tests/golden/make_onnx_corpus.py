@@ -129,3 +129,28 @@ save("layernorm_patterns", [
     helper.make_node("Div", ["f", "sd3"], ["y"]),
 ], [xl], [y], [numpy_helper.from_array(np.array(2, np.float32), "two"), numpy_helper.from_array(np.array(1e-5, np.float32), "eps"),
                init("g", (16,)), init("b", (16,)), init("w", (16, 16)), init("g2", (1, 1, 16)), init("b2", (1, 1, 16))], opset=13)
+
+# Opset 18 forms of claimed operators: ReduceMean/ReduceMax with axes as an input, Split num_outputs (uneven:
+# 5 channels into 3 + 2), Pad with an axes input, Resize with axes and antialias = 0, and a decomposed LayerNorm
+# whose ReduceMeans take their axes as an input (fused by the importer).
+x18 = helper.make_tensor_value_info("x", F, ["N", 5, "H", "W"])
+i64 = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
+save("opset18_forms", [
+    helper.make_node("ReduceMean", ["x", "ax1"], ["m"], keepdims=1),
+    helper.make_node("Sub", ["x", "m"], ["c"]),
+    helper.make_node("Split", ["c"], ["a", "b"], axis=1, num_outputs=2),
+    helper.make_node("Pad", ["a", "pads", "pv", "ax23"], ["y"], mode="constant"),
+    helper.make_node("Resize", ["b", "", "sc"], ["r"], mode="nearest", coordinate_transformation_mode="asymmetric",
+                     nearest_mode="floor", axes=[2, 3], antialias=0),
+    helper.make_node("ReduceMax", ["r", "ax1"], ["z"], keepdims=1),
+    helper.make_node("ReduceMean", ["x", "axl"], ["mu"]),
+    helper.make_node("Sub", ["x", "mu"], ["d"]),
+    helper.make_node("Mul", ["d", "d"], ["d2"]),
+    helper.make_node("ReduceMean", ["d2", "axl"], ["var"]),
+    helper.make_node("Add", ["var", "eps"], ["ve"]),
+    helper.make_node("Sqrt", ["ve"], ["sd"]),
+    helper.make_node("Div", ["d", "sd"], ["w"]),
+], [x18], [y, helper.make_tensor_value_info("z", F, None), helper.make_tensor_value_info("w", F, None)],
+    [i64("ax1", [1]), i64("axl", [-1]), i64("pads", [1, 2, 0, 1]), i64("ax23", [2, 3]),
+     numpy_helper.from_array(np.array(0.5, np.float32), "pv"), numpy_helper.from_array(np.array([2, 2], np.float32), "sc"),
+     numpy_helper.from_array(np.array(1e-5, np.float32), "eps")], opset=18)

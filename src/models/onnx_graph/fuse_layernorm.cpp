@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "models/onnx_graph/host_tensor.h"
 #include "models/onnx_graph/lowering.h"
 
 namespace wgrt::onnx {
@@ -51,15 +52,25 @@ std::string other(const Node& n, const std::string& v) {
   return "";
 }
 
-// A ReduceMean with keepdims = 1 and its axes as an attribute (opsets before 18).
-bool mean_axes(const Node& n, std::vector<int64_t>* axes) {
-  if (n.op_type != "ReduceMean" || n.inputs.size() != 1 || n.outputs.size() != 1) return false;
+// A ReduceMean with keepdims = 1 and its axes as an attribute (before opset 18) or as an initializer input
+// (opset 18).
+bool mean_axes(const Model& m, const Node& n, std::vector<int64_t>* axes) {
+  if (n.op_type != "ReduceMean" || n.inputs.empty() || n.inputs.size() > 2 || n.outputs.size() != 1) return false;
+  bool given = false;
+  if (n.inputs.size() == 2) {
+    auto it = m.initializers.find(n.inputs[1]);
+    if (it == m.initializers.end() || m.opset < 18) return false;
+    const HostTensor h = host_from(it->second);
+    if (h.is_float() || h.numel() == 0) return false;
+    *axes = h.ints();
+    given = true;
+  }
   for (const auto& [k, a] : n.attrs) {
-    if (k == "axes" && a.kind == Attribute::Kind::Ints) *axes = a.ints;
-    else if (k == "axes" && a.kind == Attribute::Kind::Int) *axes = {a.i};
+    if (k == "axes" && a.kind == Attribute::Kind::Ints && !given) *axes = a.ints, given = true;
+    else if (k == "axes" && a.kind == Attribute::Kind::Int && !given) *axes = {a.i}, given = true;
     else if (!(k == "keepdims" && a.kind == Attribute::Kind::Int && a.i == 1)) return false;
   }
-  return n.attrs.count("axes") > 0;
+  return given;
 }
 
 std::optional<double> host_scalar(Lowering& l, const std::string& name) {
@@ -94,7 +105,7 @@ std::vector<LayerNormMatch> find_layernorms(const Model& m) {
   for (size_t i = 0; i < m.nodes.size(); ++i) {
     LayerNormMatch p;
     const Node& r1 = m.nodes[i];
-    if (!r1.domain.empty() || !mean_axes(r1, &p.axes)) continue;
+    if (!r1.domain.empty() || !mean_axes(m, r1, &p.axes)) continue;
     p.x = r1.inputs[0];
     size_t k = 0;
     const Node* sub = c.sole(r1.outputs[0], &k);
@@ -115,7 +126,7 @@ std::vector<LayerNormMatch> find_layernorms(const Model& m) {
     p.nodes.push_back(size_t(sq - m.nodes.data()));
     std::vector<int64_t> axes2;
     const Node* r2 = c.sole(sq->outputs[0], &k);
-    if (!r2 || !r2->domain.empty() || !mean_axes(*r2, &axes2) || axes2 != p.axes) continue;
+    if (!r2 || !r2->domain.empty() || !mean_axes(m, *r2, &axes2) || axes2 != p.axes) continue;
     p.nodes.push_back(k);
     const Node* add = c.sole(r2->outputs[0], &k);
     if (!is(add, "Add", 2) || (p.eps = other(*add, r2->outputs[0])).empty()) continue;

@@ -5,7 +5,7 @@
 //   ve  = Add(var, eps) | Add(eps, var)  sd = Sqrt(ve)
 //   y   = Div(d, sd)  [ y = Mul(y, gamma) | Mul(gamma, y) ]  [ y = Add(y, beta) | Add(beta, y) ]
 // Structural conditions (find_layernorms): the chain as above, keepdims = 1, both ReduceMeans with the same
-// axes attribute, and every intermediate read only inside the pattern (not a graph output). Conditions that
+// axes (attribute, or from opset 18 an initializer input), and every intermediate read only inside the pattern (not a graph output). Conditions that
 // need dims and values (try_fused_layernorm, at lowering time): the axes are the trailing dims of x, eps, the
 // exponent 2, gamma and beta are host constants (gamma/beta a scalar or of the normalised dims after leading
 // 1s), x is a float device tensor, and y's dims equal x's. When they do not hold the nodes are lowered one by
