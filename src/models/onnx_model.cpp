@@ -110,18 +110,19 @@ class OnnxModelImpl final : public OnnxModel {
         if (t->gpu) c.exe->feed_input(p.id, p.dims, onnx_io::buffer(*t, *dev_), uint64_t(numel(p.dims)) * 4);
         else c.exe->set_input(p.id, p.dims, std::span<const float>(t->f32));
       }
+      // An op of the shared graph that refuses these live dims in its resize hook (before anything is
+      // submitted; the graph stays usable) sends these dims to a graph of their own.
       std::string refused;
       try {
         c.exe->execute();
         break;
       } catch (const InvalidArgument& e) {
+        if (c.own) throw;
         refused = e.what();
       } catch (const Unsupported& e) {
+        if (c.own) throw;
         refused = e.what();
       }
-      // An op of the shared graph refused these live dims in its resize hook (before anything was submitted;
-      // the graph stays usable): these dims get a graph of their own.
-      if (c.own) throw InvalidArgument(refused);
       forced_own_[c.key] = "an op cannot follow these dims on the shared graph: " + refused;
       shared_.sizes.erase(c.key);
     }
