@@ -2,8 +2,10 @@
 // `wgrt generate`, ChatSession and servers. Greedy decoding runs the GPU-resident loop (Llm::decode_submit:
 // each step's argmax feeds the next step's token on the GPU, the CPU records step N+1 while step N runs and
 // reads the argmaxes back one step behind), or, with the tuning's decode_pipeline off, reads back one argmax
-// per token before the next step; sampling reads the logits and draws with text::Sampler. Text goes through Utf8Stream (whole characters) then StopMatcher
-// (stop strings across token boundaries) before on_text.
+// per token before the next step. Sampling (temperature > 0) draws on the GPU when the tuning's gpu_sampling
+// is on (Llm::set_sampling: the same two loops, the draw in place of the argmax), else reads the logits and
+// draws with text::Sampler. Text goes through Utf8Stream (whole characters) then StopMatcher (stop strings
+// across token boundaries) before on_text.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -62,6 +64,26 @@ GenerateStats Llm::generate_tokens(std::vector<int32_t> seq, const GenerateOptio
     throw LimitError(fmt::format("the prompt has {} tokens but the context holds {}: shorten the prompt or raise --ctx",
                                  seq.size(), context()));
   std::unique_ptr<text::Sampler> sampler = make_sampler(g);
+  // GPU sampling: the draw replaces the argmax in eval and decode_submit; the Llm's sampling state is held
+  // (exclusive) and turned off again on every way out.
+  std::unique_lock<std::recursive_mutex> gpu_session;
+  struct SamplingOff {
+    Llm* llm = nullptr;
+    ~SamplingOff() {
+      if (llm) try {
+          while (llm->decode_pending() > 0) llm->decode_take();
+          llm->set_sampling(nullptr);
+        } catch (const Error&) {
+        }
+    }
+  } sampling_off;
+  if (sampler && gpu_sampling()) {
+    gpu_session = exclusive();
+    if (set_sampling(&g)) {
+      sampling_off.llm = this;
+      sampler.reset();
+    }
+  }
   const std::vector<int32_t>& ends = special_tokens().end_of_turn;
   GenerateStats st;
   auto emit = [&](const std::string& s) {
@@ -93,7 +115,7 @@ GenerateStats Llm::generate_tokens(std::vector<int32_t> seq, const GenerateOptio
     const bool bad = sampler ? std::any_of(r.logits.begin(), r.logits.end(), [](float v) { return !std::isfinite(v); })
                              : r.argmax < 0;
     if (bad) throw numeric_error();
-    return sampler ? sampler->sample(r.logits, seq) : r.argmax;
+    return sampler ? sampler->sample(r.logits, seq) : r.argmax;  // r.argmax: the GPU draw with set_sampling on
   };
   int32_t next = g.max_tokens != 0 ? pick(ev) : -1;
   text::Utf8Stream utf8;
