@@ -9,6 +9,17 @@
 
 namespace wgrt::models {
 
+text::SamplerConfig sampler_config(const GenerateOptions& g) {
+  text::SamplerConfig sc;
+  sc.temperature = g.temperature;
+  sc.top_k = g.top_k;
+  sc.top_p = g.top_p;
+  sc.min_p = g.min_p;
+  sc.repetition_penalty = g.repetition_penalty;
+  sc.seed = g.seed;
+  return sc;
+}
+
 DecodeSampling::DecodeSampling(ExecutableGraph& exe, const SampleIds& ids)
     : exe_(exe), params_(ids.params), window_(ids.window), sampled_(ids.sampled), window_out_(ids.window_out) {
   set(nullptr);
@@ -17,13 +28,7 @@ DecodeSampling::DecodeSampling(ExecutableGraph& exe, const SampleIds& ids)
 void DecodeSampling::set(const GenerateOptions* g) {
   if (!available()) return;
   if (g && g->temperature > 0) {
-    text::SamplerConfig sc;  // the CPU sampler's range checks and messages
-    sc.temperature = g->temperature;
-    sc.top_k = g->top_k;
-    sc.top_p = g->top_p;
-    sc.min_p = g->min_p;
-    sc.repetition_penalty = g->repetition_penalty;
-    text::Sampler check(sc);
+    text::Sampler check(sampler_config(*g));  // the CPU sampler's range checks and messages
     config_ = ops::SampleConfig{.temperature = g->temperature, .top_k = g->top_k, .top_p = g->top_p,
                                 .min_p = g->min_p, .repetition_penalty = g->repetition_penalty, .seed = g->seed};
   } else {

@@ -14,7 +14,14 @@ namespace wgrt {
 struct GenerateOptions;
 }
 
+namespace wgrt::text {
+struct SamplerConfig;
+}
+
 namespace wgrt::models {
+
+// The text::Sampler configuration of g's sampling fields (penalty window: the sampler's default, 64).
+text::SamplerConfig sampler_config(const GenerateOptions& g);
 
 // LlamaGraph's sampling values (-1 in serving graphs).
 struct SampleIds {

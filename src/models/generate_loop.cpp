@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "models/decode_sampling.h"
 #include "text/sampler.h"
 #include "text/stop_strings.h"
 #include "text/utf8_stream.h"
@@ -34,14 +35,7 @@ std::unique_ptr<text::Sampler> make_sampler(const GenerateOptions& g) {
     if (g.repetition_penalty != 1.0f) throw InvalidArgument("repetition_penalty needs sampling (temperature > 0)");
     return nullptr;
   }
-  text::SamplerConfig sc;
-  sc.temperature = g.temperature;
-  sc.top_k = g.top_k;
-  sc.top_p = g.top_p;
-  sc.min_p = g.min_p;
-  sc.repetition_penalty = g.repetition_penalty;
-  sc.seed = g.seed;
-  return std::make_unique<text::Sampler>(sc);
+  return std::make_unique<text::Sampler>(models::sampler_config(g));
 }
 
 bool cancelled(const GenerateOptions& g) { return g.cancel && g.cancel->load(); }

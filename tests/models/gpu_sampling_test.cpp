@@ -10,6 +10,7 @@
 #include <string>
 
 #include "model_test_util.h"
+#include "models/decode_sampling.h"
 #include "support/run_cli.h"
 #include "text/sampler.h"
 
@@ -68,13 +69,7 @@ TEST(GpuSamplingLoop, DrawsLieInTheCpuSamplersKeptSet) {
   const std::vector<int32_t> toks = run(*llm, g);
   ASSERT_GT(toks.size(), 10u);
   std::vector<int32_t> seq = llm->tokenize("Once upon a time", true);
-  text::SamplerConfig sc;
-  sc.temperature = g.temperature;
-  sc.top_k = g.top_k;
-  sc.top_p = g.top_p;
-  sc.min_p = g.min_p;
-  sc.repetition_penalty = g.repetition_penalty;
-  text::Sampler cpu(sc);
+  text::Sampler cpu(models::sampler_config(g));
   size_t not_argmax = 0;
   for (size_t i = 0; i < toks.size(); ++i) {
     EvalResult r = llm->eval(seq, {.reuse_cache = true, .want_logits = true});

@@ -8,6 +8,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "models/decode_sampling.h"
 #include "text/sampler.h"
 #include "wgrt/error.h"
 #include "wgrt/llm.h"
@@ -74,14 +75,7 @@ void add_bench(CLI::App& app) {
       pp.push_back(b->prompt / std::chrono::duration<double>(Clock::now() - t0).count());
       auto t1 = Clock::now();
       if (b->tg_mode == "sample-cpu") {
-        text::SamplerConfig sc;
-        sc.temperature = b->sampling.temperature;
-        sc.top_k = b->sampling.top_k;
-        sc.top_p = b->sampling.top_p;
-        sc.min_p = b->sampling.min_p;
-        sc.repetition_penalty = b->sampling.repetition_penalty;
-        sc.seed = b->sampling.seed;
-        text::Sampler sampler(sc);
+        text::Sampler sampler(models::sampler_config(b->sampling));
         std::vector<int32_t> seq = prompt;
         for (int i = 0; i < b->gen; ++i) {
           std::vector<float> logits = llm->forward({seq.back()}, b->prompt + i);
