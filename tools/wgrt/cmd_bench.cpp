@@ -6,7 +6,6 @@
 #include <memory>
 #include <random>
 
-#include "cli_common.h"
 #include "commands.h"
 #include "models/decode_sampling.h"
 #include "text/sampler.h"
@@ -47,10 +46,20 @@ void add_bench(CLI::App& app) {
                   "GPU-resident loop when the tuning pipelines decode), sample-cpu (every token's logits read back "
                   "and drawn by the CPU sampler, as generate does without GPU sampling)")
       ->check(CLI::IsMember({"logits", "greedy", "pipelined", "sample", "sample-cpu"}));
-  b->sampling.temperature = 0.8f;
-  b->sampling.top_p = 0.95f;
-  b->sampling.seed = 1;
-  add_sampling_options(cmd, b->sampling);
+  GenerateOptions& s = b->sampling;  // sample / sample-cpu (defaults: what run20_sampling.sh measures)
+  s.temperature = 0.8f;
+  s.top_p = 0.95f;
+  s.seed = 1;
+  cmd->add_option("--temp", s.temperature, "Sampling temperature, > 0 for sample / sample-cpu")
+      ->check(real_check(0, 100, false, "a number in [0, 100]"))->capture_default_str();
+  cmd->add_option("--top-k", s.top_k, "Top-k (0 = off)")->check(count_check())->capture_default_str();
+  cmd->add_option("--top-p", s.top_p, "Top-p, in (0, 1] (1 = off)")
+      ->check(real_check(0, 1, true, "a number in (0, 1]"))->capture_default_str();
+  cmd->add_option("--min-p", s.min_p, "Min-p, in [0, 1] (0 = off)")
+      ->check(real_check(0, 1, false, "a number in [0, 1]"))->capture_default_str();
+  cmd->add_option("--repeat-penalty", s.repetition_penalty, "Repetition penalty, > 0 (1 = off)")
+      ->check(real_check(0, 100, true, "a number in (0, 100]"))->capture_default_str();
+  cmd->add_option("--seed", s.seed, "Random seed")->check(seed_check())->capture_default_str();
   cmd->callback([o, b] {
     if (b->prompt < 1 || b->gen < 1 || b->reps < 1) throw InvalidArgument("-p, -n and -r must be at least 1");
     if (o->context == 0) o->context = b->prompt + b->gen + 1;
