@@ -37,7 +37,8 @@ struct SampleUniform {
 WGRT_UNIFORM(SampleUniform, V, chunks, id_passes, flags, temp, top_p, min_p, penalty, top_k, wlen, seed_lo, seed_hi,
              ctr_lo, ctr_hi, rows, pad);
 
-constexpr const char* kWgsl = "ops/sampling/sample.wgsl";
+constexpr const char* kWgsl = "ops/sampling/sample.wgsl";        // prep, init, the radix select
+constexpr const char* kDraw = "ops/sampling/sample_draw.wgsl";   // mass, draw, pick, probs_out
 constexpr uint32_t kValuePasses = 4;
 
 float f32_bits(int32_t v) { return std::bit_cast<float>(v); }
@@ -91,10 +92,10 @@ void build_sample(OpBuilder& b) {
       d_hist[stage].push_back(b.dispatch(spec("hist", stage), binds));
       d_sel[stage].push_back(b.dispatch(spec("select_digit", stage), binds));
     }
-  DispatchRef d_mass = b.dispatch({kWgsl, "mass", {}, {}}, binds);
-  DispatchRef d_draw = b.dispatch({kWgsl, "draw", {}, {}}, binds);
-  DispatchRef d_pick = b.dispatch({kWgsl, "pick", {}, {}}, binds);
-  DispatchRef d_probs = b.dispatch({kWgsl, "probs_out", {}, {}}, binds);
+  DispatchRef d_mass = b.dispatch({kDraw, "mass", {}, {}}, binds);
+  DispatchRef d_draw = b.dispatch({kDraw, "draw", {}, {}}, binds);
+  DispatchRef d_pick = b.dispatch({kDraw, "pick", {}, {}}, binds);
+  DispatchRef d_probs = b.dispatch({kDraw, "probs_out", {}, {}}, binds);
   b.on_resize([=](ResizeContext& r) {
     const Dims xd = r.tensor(0).dims;
     const uint64_t rows = uint64_t(xd[0]), V = uint64_t(xd[1]);
@@ -171,8 +172,8 @@ std::array<int32_t, kSampleParams> sample_params(const SampleConfig& c, uint64_t
 void register_sample_ops(OpRegistry& r) {
   const std::vector<std::string> kernels = {
       "ops/sampling/sample.wgsl:prep", "ops/sampling/sample.wgsl:init",  "ops/sampling/sample.wgsl:hist",
-      "ops/sampling/sample.wgsl:select_digit", "ops/sampling/sample.wgsl:mass", "ops/sampling/sample.wgsl:draw",
-      "ops/sampling/sample.wgsl:pick", "ops/sampling/sample.wgsl:probs_out"};
+      "ops/sampling/sample.wgsl:select_digit", "ops/sampling/sample_draw.wgsl:mass", "ops/sampling/sample_draw.wgsl:draw",
+      "ops/sampling/sample_draw.wgsl:pick", "ops/sampling/sample_draw.wgsl:probs_out"};
   r.add({"wgrt.sample.default", build_sample, kernels, true});
 }
 
