@@ -103,7 +103,8 @@ struct EvalOptions {
 
 struct EvalResult {
   int reused = 0;                   // leading tokens whose keys/values were already cached (not run again)
-  int32_t argmax = -1;              // argmax of the last position's logits (lowest id on ties); -1 if cancelled
+  int32_t argmax = -1;              // argmax of the last position's logits (lowest id on ties), or with
+                                    // set_sampling on (and no want_logits) the GPU draw; -1 if cancelled
   std::vector<float> logits;        // [vocab] f32, when want_logits and not cancelled
   bool cancelled = false;           // stopped between prefill chunks: the cache holds the chunks done
 };
@@ -165,6 +166,21 @@ class Llm {
   virtual int32_t decode_take() = 0;
   virtual int decode_pending() const = 0;
   virtual bool decode_pipelined() const = 0;  // the device's Tuning::decode_pipeline
+  // Low level, sampling on the GPU (wgrt.sample, src/ops/sampling: text::Sampler's order of operations,
+  // repetition penalty over the last 64 tokens, Philox keyed by GenerateOptions::seed and the position).
+  // set_sampling(&g) with g.temperature > 0: until set_sampling(nullptr), eval without want_logits returns the
+  // seeded draw for the token after seq in EvalResult::argmax, and decode_submit/decode_take draw instead of
+  // taking the argmax (token == -1 feeds the previous draw and its penalty window on the GPU). The draw that
+  // follows position p uses counter p, so the same seed, prompt and options give the same tokens, pipelined or
+  // not. Returns false, changing nothing, when the model cannot (gpu_sampling() false). The state is the Llm's:
+  // hold exclusive() from set_sampling(&g) to set_sampling(nullptr) on a shared Llm. Throws InvalidArgument
+  // for options outside text::Sampler's ranges.
+  virtual bool set_sampling(const GenerateOptions* g) {
+    (void)g;
+    return false;
+  }
+  // The device's Tuning::gpu_sampling and a single-sequence model (generate_tokens then samples on the GPU).
+  virtual bool gpu_sampling() const { return false; }
   // Holds off the eval/forward/decode_* calls of other threads while the returned lock lives (recursive: the
   // holder's own calls go through). A sequence of decode_submit/decode_take on a shared Llm is made under it.
   virtual std::unique_lock<std::recursive_mutex> exclusive() = 0;

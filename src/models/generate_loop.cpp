@@ -2,14 +2,17 @@
 // `wgrt generate`, ChatSession and servers. Greedy decoding runs the GPU-resident loop (Llm::decode_submit:
 // each step's argmax feeds the next step's token on the GPU, the CPU records step N+1 while step N runs and
 // reads the argmaxes back one step behind), or, with the tuning's decode_pipeline off, reads back one argmax
-// per token before the next step; sampling reads the logits and draws with text::Sampler. Text goes through Utf8Stream (whole characters) then StopMatcher
-// (stop strings across token boundaries) before on_text.
+// per token before the next step. Sampling (temperature > 0) draws on the GPU when the tuning's gpu_sampling
+// is on (Llm::set_sampling: the same two loops, the draw in place of the argmax), else reads the logits and
+// draws with text::Sampler. Text goes through Utf8Stream (whole characters) then StopMatcher (stop strings
+// across token boundaries) before on_text.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 
+#include "models/decode_sampling.h"
 #include "text/sampler.h"
 #include "text/stop_strings.h"
 #include "text/utf8_stream.h"
@@ -32,14 +35,7 @@ std::unique_ptr<text::Sampler> make_sampler(const GenerateOptions& g) {
     if (g.repetition_penalty != 1.0f) throw InvalidArgument("repetition_penalty needs sampling (temperature > 0)");
     return nullptr;
   }
-  text::SamplerConfig sc;
-  sc.temperature = g.temperature;
-  sc.top_k = g.top_k;
-  sc.top_p = g.top_p;
-  sc.min_p = g.min_p;
-  sc.repetition_penalty = g.repetition_penalty;
-  sc.seed = g.seed;
-  return std::make_unique<text::Sampler>(sc);
+  return std::make_unique<text::Sampler>(models::sampler_config(g));
 }
 
 bool cancelled(const GenerateOptions& g) { return g.cancel && g.cancel->load(); }
@@ -62,6 +58,26 @@ GenerateStats Llm::generate_tokens(std::vector<int32_t> seq, const GenerateOptio
     throw LimitError(fmt::format("the prompt has {} tokens but the context holds {}: shorten the prompt or raise --ctx",
                                  seq.size(), context()));
   std::unique_ptr<text::Sampler> sampler = make_sampler(g);
+  // GPU sampling: the draw replaces the argmax in eval and decode_submit; the Llm's sampling state is held
+  // (exclusive) and turned off again on every way out.
+  std::unique_lock<std::recursive_mutex> gpu_session;
+  struct SamplingOff {
+    Llm* llm = nullptr;
+    ~SamplingOff() {
+      if (llm) try {
+          while (llm->decode_pending() > 0) llm->decode_take();
+          llm->set_sampling(nullptr);
+        } catch (const Error&) {
+        }
+    }
+  } sampling_off;
+  if (sampler && gpu_sampling()) {
+    gpu_session = exclusive();
+    if (set_sampling(&g)) {
+      sampling_off.llm = this;
+      sampler.reset();
+    }
+  }
   const std::vector<int32_t>& ends = special_tokens().end_of_turn;
   GenerateStats st;
   auto emit = [&](const std::string& s) {
@@ -93,7 +109,7 @@ GenerateStats Llm::generate_tokens(std::vector<int32_t> seq, const GenerateOptio
     const bool bad = sampler ? std::any_of(r.logits.begin(), r.logits.end(), [](float v) { return !std::isfinite(v); })
                              : r.argmax < 0;
     if (bad) throw numeric_error();
-    return sampler ? sampler->sample(r.logits, seq) : r.argmax;
+    return sampler ? sampler->sample(r.logits, seq) : r.argmax;  // r.argmax: the GPU draw with set_sampling on
   };
   int32_t next = g.max_tokens != 0 ? pick(ev) : -1;
   text::Utf8Stream utf8;

@@ -8,6 +8,7 @@
 
 
 #include "ops/linear/linear_ggml.h"
+#include "ops/sampling/sampling.h"
 #include "models/rope_scaling.h"
 #include "wgrt/error.h"
 
@@ -305,6 +306,16 @@ class Builder {
     g().op("wgrt.argmax_checked.default", {out_.logits, g().int_value(-1), g().boolean(false), out_.next_token}, "argmax");
     g().output(out_.logits);
     g().output(out_.next_token);
+    if (N == 0) {  // single sequence: the seeded GPU draw (off until its params say on)
+      out_.sample_params = g().input("sample_params", DType::I32, {ops::kSampleParams});
+      out_.sample_window = g().input("sample_window", DType::I32, {kLlamaSampleWindow});
+      out_.sampled = g().tensor(DType::I32, {1}, "sampled");
+      out_.sample_window_out = g().tensor(DType::I32, {kLlamaSampleWindow}, "sample_window_out");
+      g().op("wgrt.sample.default", {out_.logits, out_.sample_params, out_.sample_window, out_.sampled,
+                                     out_.sample_window_out, g().none()}, "sample");
+      g().output(out_.sampled);
+      g().output(out_.sample_window_out);
+    }
   }
 
  private:

@@ -30,6 +30,8 @@
 
 namespace wgrt::models {
 
+constexpr int64_t kLlamaSampleWindow = 64;  // the repetition-penalty window (text::SamplerConfig's default)
+
 enum class WeightPolicy {
   Auto,  // Q4_0 as q4gsw, the block-format kernels' types as raw blocks, everything else f32
   F32,   // dequantize every weight to f32
@@ -54,6 +56,11 @@ struct LlamaGraph {
   ValueId input_pos = -1;  // input i32 [1]
   ValueId logits = -1;     // output f32 [1, vocab] (last position)
   ValueId next_token = -1; // output i32 [1] (argmax of logits; -1 if a logit is NaN or +-inf)
+  // Single sequence (slots == 0): wgrt.sample (ops/sampling/sample.cpp) after the argmax, off until
+  // sample_params (input i32 [16], ops::sample_params) says on: `sampled` i32 [1] is the seeded draw from the
+  // logits with the repetition penalty over sample_window (input i32 [kLlamaSampleWindow], live length = the
+  // penalty window); sample_window_out is the next step's window (fed back on the GPU).
+  ValueId sample_params = -1, sample_window = -1, sampled = -1, sample_window_out = -1;
   ValueId row_slots = -1, row_pos = -1, out_rows = -1;  // serving batch inputs (LlamaGraphOptions::slots > 0)
   int context = 0, max_prefill = 0;
   uint64_t weight_bytes = 0;  // bytes of weight constants as uploaded

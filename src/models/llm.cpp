@@ -17,6 +17,7 @@
 #include "formats/llama2c.h"
 #include "formats/model_file_kind.h"
 #include "graph/executable.h"
+#include "models/decode_sampling.h"
 #include "models/llama_footprint.h"
 #include "models/llama_graph.h"
 #include "models/special_tokens.h"
@@ -81,7 +82,9 @@ class LlmImpl final : public Llm {
     file_weight_bytes_ = lg.file_weight_bytes;
     widened_file_bytes_ = lg.widened_file_bytes;
     widened_gpu_bytes_ = lg.widened_gpu_bytes;
+    const models::SampleIds sids{lg.sample_params, lg.sample_window, lg.sampled, lg.sample_window_out};
     exe_ = ExecutableGraph::build(std::move(lg.graph), *dev_);
+    sampling_ = std::make_unique<models::DecodeSampling>(*exe_, sids);
     if (o.profile) exe_->enable_profiling(true);
     dev_->wait_idle();
     load_seconds_ = seconds_since(t0);
@@ -134,6 +137,7 @@ class LlmImpl final : public Llm {
       while (same < cached_.size() && same < seq.size() && cached_[same] == seq[same]) ++same;
     same = std::min(same, seq.size() - 1);  // the last token runs again for its output
     r.reused = int(same);
+    if (!o.want_logits) sampling_->prepare(seq, int(seq.size()) - 1);  // before the runs: the last one draws
     // Prefill in chunks, so that cancel is seen between them.
     for (size_t i = same; i < seq.size(); i += size_t(max_prefill_)) {
       if (o.cancel && o.cancel->load()) {
@@ -152,7 +156,7 @@ class LlmImpl final : public Llm {
       r.logits = exe_->read_f32(logits_);
       r.argmax = int32_t(std::max_element(r.logits.begin(), r.logits.end()) - r.logits.begin());
     } else {
-      r.argmax = exe_->read_i32(next_).at(0);  // wgrt.argmax_checked: -1 when a logit is NaN or infinite
+      r.argmax = exe_->read_i32(sampling_->result(next_)).at(0);  // -1 when a logit is NaN or infinite
     }
     return r;
   }
@@ -169,13 +173,15 @@ class LlmImpl final : public Llm {
       if (token >= 0) {
         exe_->set_input(tokens_, {1, 1}, std::span<const int32_t>(&token, 1));
       } else {
-        exe_->feed_input(tokens_, {1, 1}, next_);
+        exe_->feed_input(tokens_, {1, 1}, sampling_->result(next_));
       }
       exe_->set_input(pos_, {1}, std::span<const int32_t>(p));
       if (cached_.size() > size_t(pos)) cached_.resize(size_t(pos));
       if (token >= 0 && cached_.size() == size_t(pos)) cached_.push_back(token);
+      if (token >= 0) sampling_->prepare(cached_, pos);  // the known history (cached_ ends with token)
+      else sampling_->prepare_fed(pos);
       exe_->execute();
-      steps_.push_back({pos, token < 0, exe_->read_i32_async(next_)});
+      steps_.push_back({pos, token < 0, exe_->read_i32_async(sampling_->result(next_))});
     } catch (...) {
       steps_.clear();
       throw;
@@ -204,6 +210,15 @@ class LlmImpl final : public Llm {
 
   std::unique_lock<std::recursive_mutex> exclusive() override { return std::unique_lock<std::recursive_mutex>(session_mu_); }
   bool decode_pipelined() const override { return dev_->tuning().decode_pipeline; }
+  bool set_sampling(const GenerateOptions* g) override {
+    std::lock_guard<std::recursive_mutex> session(session_mu_);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!sampling_->available()) return false;
+    if (!steps_.empty()) throw InvalidArgument("set_sampling: decode steps are pending (decode_take them first)");
+    sampling_->set(g);
+    return true;
+  }
+  bool gpu_sampling() const override { return dev_->tuning().gpu_sampling && sampling_->available(); }
 
   int decode_pending() const override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -267,6 +282,7 @@ class LlmImpl final : public Llm {
     bool fed = false;            // its token came from the previous step's argmax on the GPU
     PendingRead read;
   };
+  std::unique_ptr<models::DecodeSampling> sampling_;  // after exe_: refers to it
   std::deque<Step> steps_;  // after dev_ and exe_: destroyed before them (their staging buffers)
   ValueId tokens_ = -1, pos_ = -1, logits_ = -1, next_ = -1;
   int context_ = 0, max_prefill_ = 0;

@@ -30,6 +30,7 @@ void register_builtin_ops(OpRegistry& r) {
   ops::register_resample_ops(r);
   ops::register_convert_ops(r);
   ops::register_sdpa_encoder_ops(r);
+  ops::register_sample_ops(r);
 }
 
 }  // namespace wgrt

@@ -29,5 +29,6 @@ void register_pool_ops(OpRegistry& r);         // pool/pool.cpp
 void register_resample_ops(OpRegistry& r);     // resample/resample.cpp
 void register_convert_ops(OpRegistry& r);      // convert/convert_ops.cpp
 void register_sdpa_encoder_ops(OpRegistry& r); // attention/sdpa_encoder.cpp
+void register_sample_ops(OpRegistry& r);       // sampling/sample.cpp
 }  // namespace ops
 }  // namespace wgrt

@@ -44,6 +44,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // A CPU adapter runs its "GPU" work on the same cores that would record the next step: overlap only adds
   // contention there (lavapipe measured slower pipelined, BENCHMARKS.md); on GPUs the CPU recording hides.
   t.decode_pipeline = !f.cpu_adapter;
+  t.gpu_sampling = !f.cpu_adapter;
 
   if (o.q4_gemv) {
     // i8 and sg where the device cannot run them: the op falls back (i8 -> wg); sg without subgroups is ignored.
@@ -65,6 +66,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (o.max_binding_bytes && *o.max_binding_bytes < t.max_binding_bytes) t.max_binding_bytes = *o.max_binding_bytes;
   if (o.submit_chunk) t.submit_chunk = *o.submit_chunk;
   if (o.decode_pipeline) t.decode_pipeline = *o.decode_pipeline;
+  if (o.gpu_sampling) t.gpu_sampling = *o.gpu_sampling;
   if (o.gemv_max_rows) t.gemv_max_rows = *o.gemv_max_rows;
   return t;
 }
@@ -85,9 +87,9 @@ std::string Tuning::describe() const {
   s += fmt::format("attention: {}; split-KV decode from {} keys (chunks >= {} keys, ~{} workgroups); prefill chunk {} tokens\n",
                    sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash", sdpa_split_min_context,
                    sdpa_split_min_chunk, sdpa_split_target_workgroups, prefill_chunk);
-  s += fmt::format("submit chunk: {}; decode pipeline: {}\n",
+  s += fmt::format("submit chunk: {}; decode pipeline: {}; sampling: {}\n",
                    submit_chunk ? fmt::format("{} dispatches", submit_chunk) : std::string("one submit per execute"),
-                   decode_pipeline ? "on" : "off");
+                   decode_pipeline ? "on" : "off", gpu_sampling ? "GPU" : "CPU");
   return s;
 }
 

@@ -77,6 +77,7 @@ struct TuningOverrides {
   std::optional<uint64_t> max_binding_bytes;      // WGRT_MAX_BINDING_BYTES = bytes (> 0)
   std::optional<uint32_t> submit_chunk;           // WGRT_SUBMIT_CHUNK = dispatches per submit (0: one submit)
   std::optional<bool> decode_pipeline;            // WGRT_DECODE_PIPELINE = 0 | 1
+  std::optional<bool> gpu_sampling;               // WGRT_GPU_SAMPLING = 0 | 1
   std::optional<int64_t> gemv_max_rows;           // WGRT_GEMV_MAX_ROWS = 0..8 (rows above take the GEMM)
   std::optional<bool> sdpa_legacy;                // WGRT_SDPA = flash | legacy
   std::optional<uint32_t> gemm_big_min_tiles;     // WGRT_GEMM_BIG = tiles (0 = off)
@@ -113,6 +114,9 @@ struct Tuning {
   // ---- graph runtime ----
   uint32_t submit_chunk = 0;    // ExecutableGraph::execute submits every this many dispatches (0: once)
   bool decode_pipeline = true;  // greedy generation runs the GPU-resident decode loop (generate_loop.cpp)
+  // Sampling (temperature > 0) draws on the GPU (wgrt.sample, ops/sampling) instead of reading the logits back
+  // for text::Sampler; with decode_pipeline the draws then run in the GPU-resident loop too.
+  bool gpu_sampling = true;
 
   // Shape tables by N (rows) and K. `kernel` is Workgroup or Int8.
   GemvQ4Shape gemv_q4_shape(Q4GemvKernel kernel, int64_t N) const;

@@ -114,6 +114,11 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     if (!l) bad("WGRT_DECODE_PIPELINE", *v, "0 or 1");
     o.decode_pipeline = (*l)[0] == 1;
   }
+  if (auto v = get("WGRT_GPU_SAMPLING")) {
+    auto l = parse_list(*v, 1, 1, 1);
+    if (!l) bad("WGRT_GPU_SAMPLING", *v, "0 or 1");
+    o.gpu_sampling = (*l)[0] == 1;
+  }
   if (auto v = get("WGRT_GEMV_MAX_ROWS")) {
     auto l = parse_list(*v, 1, 1, 8);
     if (!l) bad("WGRT_GEMV_MAX_ROWS", *v, "a whole number of rows in 0..8");

@@ -1,5 +1,6 @@
-// The graph-runtime entries of the tuning policy (webgpu/tuning.h): submit_chunk and decode_pipeline, their
-// adapter rules and their WGRT_* overrides (malformed values name the variable; empty is unset).
+// The graph-runtime entries of the tuning policy (webgpu/tuning.h): submit_chunk, decode_pipeline and
+// gpu_sampling, their adapter rules and their WGRT_* overrides (malformed values name the variable; empty is
+// unset).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -30,11 +31,17 @@ TEST(TuningRuntime, RulesAndOverrides) {
   EXPECT_TRUE(tuned({{"WGRT_DECODE_PIPELINE", "1"}}, true).decode_pipeline);
   EXPECT_FALSE(tuned({{"WGRT_DECODE_PIPELINE", "0"}}, false).decode_pipeline);
   EXPECT_TRUE(tuned({{"WGRT_DECODE_PIPELINE", ""}}, false).decode_pipeline);
+  EXPECT_TRUE(tuned({}, false).gpu_sampling);      // GPUs: the draw on the GPU (ops/sampling)
+  EXPECT_FALSE(tuned({}, true).gpu_sampling);      // CPU adapters: text::Sampler (BENCHMARKS.md, sampling)
+  EXPECT_TRUE(tuned({{"WGRT_GPU_SAMPLING", "1"}}, true).gpu_sampling);
+  EXPECT_FALSE(tuned({{"WGRT_GPU_SAMPLING", "0"}}, false).gpu_sampling);
+  EXPECT_NE(tuned({}, true).describe().find("sampling: CPU"), std::string::npos);
   EXPECT_EQ(tuned({{"WGRT_SUBMIT_CHUNK", "48"}}, false).submit_chunk, 48u);
   EXPECT_EQ(tuned({{"WGRT_SUBMIT_CHUNK", "0"}}, true).submit_chunk, 0u);
   EXPECT_NE(tuned({{"WGRT_SUBMIT_CHUNK", "7"}}, false).describe().find("submit chunk: 7 dispatches"), std::string::npos);
   const std::map<std::string, std::vector<const char*>> bad = {
       {"WGRT_DECODE_PIPELINE", {"2", "on", "-1", "1,1"}},
+      {"WGRT_GPU_SAMPLING", {"2", "yes", "-1"}},
       {"WGRT_SUBMIT_CHUNK", {"-1", "4k", "1,2", "99999999"}}};
   for (const auto& [var, values] : bad)
     for (const char* v : values) {
