@@ -7,8 +7,9 @@
  *       llama_model_quantize with llama.cpp's file type TYPE: F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K
  *       Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M Q5_K_S Q5_K_M Q6_K IQ4_NL IQ4_XS IQ2_XXS IQ2_XS IQ2_S IQ2_M
  *       IQ3_XXS IQ3_XS IQ3_S IQ3_M IQ1_S IQ1_M (the K and IQ ones mix tensor types as llama-quantize does).
- *       The types llama.cpp refuses without an importance matrix (IQ2_XXS IQ2_XS IQ2_S IQ2_M IQ1_S IQ1_M) get
- *       one of all ones (every column equally important; read with libggml's gguf reader). F32 from a
+ *       The IQ1/IQ2/IQ3 types get an importance matrix of all ones (every column equally important; tensor
+ *       shapes read with libggml's gguf reader): llama.cpp refuses IQ2_XXS IQ2_XS IQ2_S IQ2_M IQ1_S IQ1_M
+ *       without one, and its IQ3 mixes pick IQ2_S for some small tensors. F32 from a
  *       quantized IN writes every tensor dequantized by llama.cpp.
  *   wgrt_llamacpp_helper run LIBDIR MODEL.gguf N_GEN TOKEN[,TOKEN...]
  *       CPU forward of the prompt tokens (f32 KV cache, no flash attention), then N_GEN greedy steps (argmax,
@@ -168,7 +169,7 @@ static int quantize(const char* in, const char* out, const char* type) {
   if (ftype < 0) return fail("unknown type ", type);
   struct quantize_params p = ((struct quantize_params(*)(void))sym("llama_model_quantize_default_params"))();
   p.ftype = ftype;
-  if (ftype == 19 || ftype == 20 || ftype == 24 || ftype == 28 || ftype == 29 || ftype == 31) {
+  if ((ftype >= 19 && ftype <= 24) || (ftype >= 26 && ftype <= 29) || ftype == 31) {
     p.imatrix = ones_imatrix(in);
     if (!p.imatrix) return fail("cannot read the tensors of ", in);
   }
