@@ -33,6 +33,23 @@
 //   IQ4_XS 136 B: f16 d, u16 scales_h, u8 scales_l[4], u8 qs[128]. 8 sub-blocks of 32, 6-bit scale
 //                ls = nibble ib of scales_l | (bits 2ib..2ib+1 of scales_h) << 4; sub-block ib laid out as an
 //                IQ4_NL block with d = d*(ls-32).
+//  grid i-quants, 256-element super-blocks of 8 sub-blocks of 32 (ggml_blocks_iq.cpp; grids of 8 or 4 values
+//  in ggml_iq_grids.h; "sign byte" s of a 7-bit index i = i | parity(i) << 7, element j negated if bit j set)
+//   IQ2_XXS 66 B: f16 d, then per sub-block 8 B: u8 grid[4] (iq2xxs entries, 8 elements each), u32 w:
+//                 sign indices (w >> 7l) & 127, scale db = d*(0.5 + (w >> 28))*0.25.
+//   IQ2_XS  74 B: f16 d, u16 qs[32] (9-bit iq2xs entry | 7-bit sign index << 9), u8 scales[8]: sub-block ib
+//                 groups 0-1 use db = d*(0.5 + lo(scales[ib]))*0.25, groups 2-3 hi(scales[ib]).
+//   IQ2_S   82 B: f16 d, u8 qs[32] (entry low 8 bits), u8 signs[32] (plain sign bytes), u8 qh[8] (entry
+//                 bits 8-9 of group l of sub-block ib = bits 2l..2l+1 of qh[ib]), u8 scales[8] (as IQ2_XS).
+//   IQ3_XXS 98 B: f16 d, u8 qs[64] (iq3xxs entries, 4 elements each, 2 per group of 8), u32 w[8]: sign
+//                 indices as IQ2_XXS, db = d*(0.5 + (w >> 28))*0.5.
+//   IQ3_S  110 B: f16 d, u8 qs[64], u8 qh[8] (9th entry bit: bit 2l of qh[ib] for the group's first half,
+//                 2l+1 for the second), u8 signs[32], u8 scales[4]: db = d*(1 + 2*nibble ib of scales).
+//   IQ1_S   50 B: f16 d, u8 qs[32], u16 qh[8]: entry of group l = qs[4ib+l] | bits 3l..3l+2 of qh[ib] << 8;
+//                 dl = d*(2*bits 12-14 + 1); x = dl*(g + delta), delta = -0.125 if bit 15 else 0.125.
+//   IQ1_M   56 B: u8 qs[32], u8 qh[16], u16 sc[4]. d = the f16 made of the top nibbles of sc[0..3] (low to
+//                 high); entries qs[4ib+l] | 3 bits of qh[2ib + l/2] (nibble l&1, bit 3 = delta sign);
+//                 3-bit scales: dl = d*(2*s+1), s = bits 6(ib&1)+3(l/2) of sc[ib/2].
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -41,6 +58,17 @@
 
 namespace wgrt::ggml_blocks {
 
+// The little-endian u16 / u32 at p (any alignment).
+inline uint16_t u16_at(const uint8_t* p) {
+  uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
+inline uint32_t u32_at(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
 // The f16 at p (any alignment) as f32.
 inline float half_at(const uint8_t* p) {
   uint16_t v;
@@ -66,6 +94,14 @@ void decode_q4_k(const uint8_t* blk, float* out);
 void decode_q5_k(const uint8_t* blk, float* out);
 void decode_q6_k(const uint8_t* blk, float* out);
 void decode_iq4_xs(const uint8_t* blk, float* out);
+
+void decode_iq2_xxs(const uint8_t* blk, float* out);
+void decode_iq2_xs(const uint8_t* blk, float* out);
+void decode_iq2_s(const uint8_t* blk, float* out);
+void decode_iq3_xxs(const uint8_t* blk, float* out);
+void decode_iq3_s(const uint8_t* blk, float* out);
+void decode_iq1_s(const uint8_t* blk, float* out);
+void decode_iq1_m(const uint8_t* blk, float* out);
 
 // Q4_K / Q5_K 6-bit scale and min of sub-block j (0..7) from the 12-byte scales field (llama.cpp's
 // get_scale_min_k4): j < 4: sc = q[j] & 63, mn = q[j+4] & 63; else sc = lo(q[j+4]) | (q[j-4] >> 6) << 4,

@@ -7,11 +7,6 @@
 namespace wgrt::ggml_blocks {
 
 namespace {
-uint32_t u32_at(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
 // The 5th bits of elements j and j+16 (Q5_0 / Q5_1), already shifted to 0x10.
 int q5_hi_lo(uint32_t qh, int j) { return static_cast<int>(((qh >> j) << 4) & 0x10); }
 int q5_hi_hi(uint32_t qh, int j) { return static_cast<int>((qh >> (j + 12)) & 0x10); }

@@ -15,7 +15,8 @@ namespace wgrt {
 namespace {
 
 constexpr const char* kDecodableTypes =
-    "it loads F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4";
+    "it loads F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4, IQ2_XXS, IQ2_XS, "
+    "IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M";
 
 uint16_t load_u16(const uint8_t* p) {
   uint16_t v;
@@ -105,6 +106,13 @@ BlockDecoder block_decoder(GgmlType type) {
     case GgmlType::Q5_K: return decode_q5_k;
     case GgmlType::Q6_K: return decode_q6_k;
     case GgmlType::IQ4_XS: return decode_iq4_xs;
+    case GgmlType::IQ2_XXS: return decode_iq2_xxs;
+    case GgmlType::IQ2_XS: return decode_iq2_xs;
+    case GgmlType::IQ2_S: return decode_iq2_s;
+    case GgmlType::IQ3_XXS: return decode_iq3_xxs;
+    case GgmlType::IQ3_S: return decode_iq3_s;
+    case GgmlType::IQ1_S: return decode_iq1_s;
+    case GgmlType::IQ1_M: return decode_iq1_m;
     default: return nullptr;
   }
 }

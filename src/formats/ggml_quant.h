@@ -19,7 +19,7 @@ namespace wgrt {
 // Dequantizes n_elems elements of `type` from `data` (which must hold exactly the bytes of n_elems elements;
 // n_elems must be a multiple of the block size) to f32, bit-exact with llama.cpp's dequantize_row_<type>
 // (ggml-quants.c at 80fb11a; checked against gguf-py goldens). `name` is used in messages.
-// Throws Unsupported("tensor <name> has type IQ2_XXS, which wgrt cannot load (it loads ...)") for types
+// Throws Unsupported("tensor <name> has type TQ1_0, which wgrt cannot load (it loads ...)") for types
 // ggml_type_decodable() rejects, FormatError if the sizes disagree. Pure function: any thread.
 std::vector<float> dequantize(GgmlType type, std::span<const uint8_t> data, uint64_t n_elems,
                               const std::string& name);

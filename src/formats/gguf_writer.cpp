@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <unistd.h>
 #include <wgrt/error.h>
 
 #include "formats/ggml_quant.h"
@@ -162,7 +163,7 @@ void GgufWriter::add_tensor_raw(const std::string& name, std::vector<uint64_t> d
   tensors_.push_back({name, std::move(dims), type_id, std::move(bytes), {}, GgmlType::F32, size});
 }
 
-void GgufWriter::emit(const Sink& sink) const {
+void GgufWriter::emit(const Sink& sink, bool zero_streams) const {
   if (version_ != 2 && version_ != 3) throw InvalidArgument("GgufWriter: version must be 2 or 3");
   std::vector<uint8_t> out = {'G', 'G', 'U', 'F'};
   put<uint32_t>(out, version_);
@@ -193,6 +194,8 @@ void GgufWriter::emit(const Sink& sink) const {
     pos = align(pos);
     if (!t.fill) {
       if (!t.bytes.empty()) sink(t.bytes.data(), t.bytes.size());
+    } else if (zero_streams) {
+      sink(nullptr, t.size);  // a run of zero bytes the sink need not be given
     } else {
       const uint64_t row = t.dims[0], rows = check_dims(t.name, t.dims) / row;
       const uint64_t chunk_rows = std::max<uint64_t>(1, kStreamChunk / row);
@@ -207,6 +210,19 @@ void GgufWriter::emit(const Sink& sink) const {
     }
     pos += t.size;
   }
+}
+
+void GgufWriter::write_zero_data(const std::string& path) const {
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
+  if (!f) throw FormatError("cannot create '" + path + "'");
+  uint64_t size = 0;
+  emit([&](const uint8_t* p, size_t n) {
+    if (!p && std::fseek(f.get(), long(n), SEEK_CUR) != 0) throw FormatError("cannot write '" + path + "'");
+    if (p && n != 0 && std::fwrite(p, 1, n, f.get()) != n) throw FormatError("cannot write '" + path + "'");
+    size += n;
+  }, true);
+  if (std::fflush(f.get()) != 0 || ::ftruncate(::fileno(f.get()), off_t(size)) != 0)
+    throw FormatError("cannot write '" + path + "'");
 }
 
 std::vector<uint8_t> GgufWriter::to_bytes() const {

@@ -49,6 +49,11 @@ class GgufWriter {
 
   std::vector<uint8_t> to_bytes() const;
   void write(const std::string& path) const;
+  // The same file with every streamed tensor's data left as zero bytes, its fill never called (skipped with a
+  // seek: a sparse hole where the filesystem has them), so a file of billions of parameters takes no time or
+  // disk; tensors given as data are written. For checking metadata and shapes (llama.cpp loads it).
+  // FormatError if the file cannot be written.
+  void write_zero_data(const std::string& path) const;
 
  private:
   struct Tensor {
@@ -62,7 +67,8 @@ class GgufWriter {
   };
   using Sink = std::function<void(const uint8_t* data, size_t n)>;
   void check_new(const std::string& name) const;
-  void emit(const Sink& sink) const;
+  // zero_streams: streamed tensors go to the sink as (nullptr, size), a run of zero bytes.
+  void emit(const Sink& sink, bool zero_streams = false) const;
   uint32_t version_;
   uint32_t alignment_ = 32;
   std::vector<std::pair<std::string, GgufValue>> kv_;

@@ -23,7 +23,8 @@ float positive_f32(const GgufFile& g, const std::string& key, float fallback, co
 }  // namespace
 
 bool llama_family_supported(const std::string& arch) {
-  return arch == "llama" || arch == "qwen2" || arch == "qwen3" || is_gemma(arch) || arch == "phi3";
+  return arch == "llama" || arch == "qwen2" || arch == "qwen3" || is_gemma(arch) || arch == "phi3" || arch == "smollm3" ||
+         arch == "ernie4_5";
 }
 
 void read_family_config(const GgufFile& g, LlamaConfig& c, const std::string& ctx) {
@@ -48,6 +49,10 @@ void read_family_config(const GgufFile& g, LlamaConfig& c, const std::string& ct
   rs.attn_factor = positive_f32(g, a + "rope.scaling.attn_factor", 1.0f, ctx);
 
   c.rope_theta_swa = c.rope_theta;
+  if (c.arch == "smollm3") {  // llama.cpp src/models/smollm3.cpp: layer il has no RoPE iff (il + 1) % 4 == 0
+    c.nope_layers.resize(size_t(c.n_layers));
+    for (int l = 0; l < c.n_layers; ++l) c.nope_layers[size_t(l)] = (l + 1) % 4 == 0;
+  }
   if (!is_gemma(c.arch)) return;
   // Gemma: scaled embeddings, GeGLU, post-norms; SWA layers by pattern (llama.cpp set_swa_pattern).
   c.embd_scale = std::sqrt(float(c.dim));

@@ -1,5 +1,5 @@
 // Per-family GGUF reading for load_gguf_llama (model_weights.cpp): the keys and tensors that distinguish
-// gemma2, gemma3 and phi3 from llama/qwen, and the RoPE scaling keys of every family, read as llama.cpp 80fb11a
+// gemma2, gemma3, phi3 and smollm3 (no RoPE on every 4th layer) from llama/qwen, and the RoPE scaling keys of every family, read as llama.cpp 80fb11a
 // reads them (src/llama-model.cpp load_hparams, src/models/{gemma2,gemma3,phi3}.cpp, src/llama-context.cpp).
 // Internal to wgrt_formats. Not thread-affine.
 #pragma once

@@ -131,7 +131,8 @@ WeightSource load_gguf_llama(GgufFile file) {
   c.arch = g->get_string("general.architecture");
   if (!llama_family_supported(c.arch))
     throw Unsupported(ctx + ": architecture '" + printable(c.arch) +
-                      "' is not supported (llama, qwen2, qwen3, gemma2, gemma3, phi3)");
+                      "' is not supported (llama, qwen2, qwen3, gemma2, gemma3, phi3, smollm3, ernie4_5; docs/ARCHITECTURE.md lists "
+                      "the newer llama.cpp families that are not yet, with the reason)");
   const std::string a = c.arch + ".";
   auto get_int = [&](const std::string& key, uint32_t hi) {
     uint32_t v = g->get_u32(key);
@@ -166,7 +167,8 @@ WeightSource load_gguf_llama(GgufFile file) {
   if (!(c.rms_eps > 0.0f && c.rms_eps < 1.0f))
     throw FormatError(ctx + ": " + a + "attention.layer_norm_rms_epsilon = " + std::to_string(c.rms_eps) +
                       " is outside (0, 1)");
-  c.rope_interleaved = c.arch == "llama";
+  // llama.cpp LLAMA_ROPE_TYPE_NORM (the others here are NEOX)
+  c.rope_interleaved = c.arch == "llama" || c.arch == "smollm3" || c.arch == "ernie4_5";
   read_family_config(*g, c, ctx);
 
   for (const GgufTensorInfo& ti : g->tensors()) {

@@ -58,7 +58,8 @@ struct RopeScaling {
 };
 
 struct LlamaConfig {
-  std::string arch;  // "llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"
+  std::string arch;  // "llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "smollm3", "ernie4_5" (the
+                     // dense ERNIE 4.5: llama's layers)
   int dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0;
   int vocab_size = 0, context_length = 0;
   float rope_theta = 10000.0f;
@@ -82,6 +83,9 @@ struct LlamaConfig {
                                 // layer il is SWA iff il % pattern < pattern - 1 (gemma2 pattern 2, gemma3 6)
   float rope_theta_swa = 10000.0f;  // RoPE base of SWA layers (rope.freq_base_swa; gemma2: rope_theta)
   bool is_swa(int layer) const { return size_t(layer) < swa_layers.size() && swa_layers[size_t(layer)]; }
+  std::vector<bool> nope_layers;  // per layer: true = no RoPE on q and k (smollm3: every 4th layer, llama.cpp
+                                  // n_no_rope_layer_step); empty: RoPE everywhere
+  bool has_rope(int layer) const { return size_t(layer) >= nope_layers.size() || !nope_layers[size_t(layer)]; }
 };
 
 // One stored tensor. `data` points into the file mapping owned by the WeightSource: valid while it lives.
@@ -108,7 +112,7 @@ class WeightSource {
   const GgufFile* gguf() const { return gguf_.get(); }        // null unless loaded from GGUF
   const Llama2cFile* llama2c() const { return l2c_.get(); }   // null unless loaded from llama2.c
 
-  // GGUF: general.architecture in {llama, qwen2, qwen3, gemma2, gemma3, phi3} (Unsupported otherwise,
+  // GGUF: general.architecture in {llama, qwen2, qwen3, gemma2, gemma3, phi3, smollm3, ernie4_5} (Unsupported otherwise,
   // naming it); family keys as llama.cpp reads them (model_families.cpp); keys
   // {arch}.embedding_length, .feed_forward_length, .block_count, .attention.head_count,
   // .attention.head_count_kv, .context_length, .attention.layer_norm_rms_epsilon (required),

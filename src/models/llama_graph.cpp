@@ -236,7 +236,9 @@ class Builder {
         q = rms_norm(q, vector(p + "attn_q_norm"), p + "attn_q_norm");
         k = rms_norm(k, vector(p + "attn_k_norm"), p + "attn_k_norm");
       }
-      ValueId qr = g().tensor(DType::F32, {1, S, Hq, hd}, p + "q_rope"), kr = g().tensor(DType::F32, {1, S, Hkv, hd}, p + "k_rope");
+      const bool rope = cfg_.has_rope(l);  // smollm3's NoPE layers attend with q and k as projected
+      ValueId qr = rope ? g().tensor(DType::F32, {1, S, Hq, hd}, p + "q_rope") : q;
+      ValueId kr = rope ? g().tensor(DType::F32, {1, S, Hkv, hd}, p + "k_rope") : k;
       const bool swa = cfg_.is_swa(l);
       const auto& [fcos, fsin] = swa ? rope_swa : rope_global;
       ValueId kc = g().state(p + "k_cache", DType::F32, {std::max(N, 1), C, Hkv, hd});
@@ -247,11 +249,12 @@ class Builder {
         if (cfg_.attn_softcap != 0.0f || swa)
           throw Unsupported("serving several sequences at once (--parallel) does not support gemma's soft-capped or "
                             "sliding-window attention yet: use --parallel 1");
-        g().op(cfg_.rope_interleaved ? "wgrt.rope_rows.default" : "wgrt.rope_rows_hf.default",
-               {q, k, fcos, fsin, out_.row_pos, qr, kr}, p + "rope");
+        if (rope)
+          g().op(cfg_.rope_interleaved ? "wgrt.rope_rows.default" : "wgrt.rope_rows_hf.default",
+                 {q, k, fcos, fsin, out_.row_pos, qr, kr}, p + "rope");
         g().op("wgrt.sdpa_batched.default", {qr, kr, v, kc, vc, out_.row_slots, out_.row_pos, scale, att}, p + "sdpa");
       } else {
-        g().op(rope_op, {q, k, fcos, fsin, pos, qr, kr}, p + "rope");
+        if (rope) g().op(rope_op, {q, k, fcos, fsin, pos, qr, kr}, p + "rope");
         if (cfg_.attn_softcap != 0.0f || swa)  // gemma: soft-capped scores, sliding window
           g().op("wgrt.sdpa_with_kv_cache_swa.default",
                  {qr, kr, v, kc, vc, pos, g().none(), g().none(), g().real(0.0), g().boolean(true), scale,

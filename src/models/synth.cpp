@@ -33,6 +33,15 @@ const std::vector<SynthConfig> kPresets = {
     {.name = "gemma-3-1b", .arch = "gemma3", .dim = 1152, .ffn = 6912, .layers = 26, .heads = 4, .kv_heads = 1,
      .head_dim = 256, .vocab = 262144, .context = 32768, .rope_theta = 1000000.0f, .rms_eps = 1e-6f,
      .sliding_window = 512, .swa_pattern = 6, .rope_theta_swa = 10000.0f},
+    // Qwen3 0.6B: q/k norms, head_dim 128 (heads * head_dim = 2048 > dim).
+    {.name = "qwen3-0.6b", .arch = "qwen3", .dim = 1024, .ffn = 3072, .layers = 28, .heads = 16, .kv_heads = 8,
+     .head_dim = 128, .vocab = 151936, .context = 40960, .rope_theta = 1000000.0f, .rms_eps = 1e-6f},
+    // SmolLM3 3B: llama layers with no RoPE on every 4th one (llama.cpp n_no_rope_layer_step 4).
+    {.name = "smollm3-3b", .arch = "smollm3", .dim = 2048, .ffn = 11008, .layers = 36, .heads = 16, .kv_heads = 4,
+     .head_dim = 128, .vocab = 128256, .context = 65536, .rope_theta = 5000000.0f, .rms_eps = 1e-6f},
+    // ERNIE 4.5 0.3B (baidu/ERNIE-4.5-0.3B-PT): llama's layers, head_dim 128 (heads * head_dim = 2048 > dim).
+    {.name = "ernie-4.5-0.3b", .arch = "ernie4_5", .dim = 1024, .ffn = 3072, .layers = 18, .heads = 16,
+     .kv_heads = 2, .head_dim = 128, .vocab = 103424, .context = 131072, .rope_theta = 500000.0f, .rms_eps = 1e-5f},
     {.name = "phi-3-mini-4k", .arch = "phi3", .dim = 3072, .ffn = 8192, .layers = 32, .heads = 32, .kv_heads = 32,
      .head_dim = 96, .vocab = 32064, .context = 4096, .rope_theta = 10000.0f, .rms_eps = 1e-5f, .tied = false,
      .control_tokens = {"<|endoftext|>", "<|end|>"}, .eot_token = "<|end|>"},  // llama.cpp's phi3 vocab needs <|endoftext|>
@@ -147,8 +156,10 @@ void validate_synth(const SynthConfig& c, GgmlType type) {
   auto bad = [&](std::string_view field, int64_t v, std::string_view why) {
     throw InvalidArgument(fmt::format("synth config '{}': {} = {} {}", c.name, field, v, why));
   };
-  if (c.arch != "llama" && c.arch != "qwen2" && c.arch != "gemma2" && c.arch != "gemma3" && c.arch != "phi3")
-    throw InvalidArgument(fmt::format("synth config '{}': arch '{}' is not llama, qwen2, gemma2, gemma3 or phi3", c.name, c.arch));
+  if (c.arch != "llama" && c.arch != "qwen2" && c.arch != "qwen3" && c.arch != "gemma2" && c.arch != "gemma3" &&
+      c.arch != "phi3" && c.arch != "smollm3" && c.arch != "ernie4_5")
+    throw InvalidArgument(fmt::format("synth config '{}': arch '{}' is not llama, qwen2, qwen3, gemma2, gemma3, phi3, "
+                                      "smollm3 or ernie4_5", c.name, c.arch));
   if (c.arch == "phi3" && int64_t(c.heads) * c.head_dim != c.dim)
     bad("heads*head_dim", int64_t(c.heads) * c.head_dim, "differs from dim (phi3 has a square attention)");
   if (!c.rope_scaling_type.empty() && c.rope_scaling_type != "linear" && c.rope_scaling_type != "yarn")
@@ -193,7 +204,8 @@ uint64_t synth_param_count(const SynthConfig& c) {
   const uint64_t D = uint64_t(c.dim), F = uint64_t(c.ffn), Q = uint64_t(c.heads) * c.head_dim,
                  KV = uint64_t(c.kv_heads) * c.head_dim, V = uint64_t(c.vocab);
   uint64_t per_layer = 2 * D + D * Q + 2 * D * KV + Q * D + 3 * D * F + (c.qkv_bias ? Q + 2 * KV : 0);
-  if (c.arch == "gemma2" || c.arch == "gemma3") per_layer += 2 * D + (c.arch == "gemma3" ? 2 * uint64_t(c.head_dim) : 0);
+  if (c.arch == "gemma2" || c.arch == "gemma3") per_layer += 2 * D;
+  if (c.arch == "gemma3" || c.arch == "qwen3") per_layer += 2 * uint64_t(c.head_dim);
   return V * D * (c.tied ? 1 : 2) + D + uint64_t(c.layers) * per_layer;
 }
 
@@ -268,7 +280,7 @@ GgufWriter synth_gguf(const SynthConfig& c, GgmlType type, uint64_t seed) {
       random(b + "attn_v.weight", {D, KV}, type);
       if (c.qkv_bias) random(b + "attn_v.bias", {KV}, GgmlType::F32);
     }
-    if (c.arch == "gemma3") {
+    if (c.arch == "gemma3" || c.arch == "qwen3") {
       ones(b + "attn_q_norm.weight", uint64_t(c.head_dim));
       ones(b + "attn_k_norm.weight", uint64_t(c.head_dim));
     }

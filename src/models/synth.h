@@ -36,7 +36,8 @@ namespace wgrt::models {
 
 struct SynthConfig {
   std::string name = "";        // preset name; general.name
-  std::string arch = "";        // "llama" (interleaved RoPE in llama.cpp), "qwen2", "gemma2", "gemma3" or "phi3" (NEOX)
+  std::string arch = "";        // "llama", "smollm3", "ernie4_5" (interleaved RoPE in llama.cpp), "qwen2", "qwen3", "gemma2",
+                                // "gemma3" or "phi3" (NEOX)
   int dim = 0, ffn = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, vocab = 0, context = 0;
   float rope_theta = 10000.0f, rms_eps = 1e-5f;
   bool qkv_bias = false;     // attn_q/k/v.bias (qwen2)
@@ -67,7 +68,7 @@ struct SynthConfig {
 };
 
 // Presets (data, in synth.cpp): llama-3.2-1b (with Llama 3.2's rope_freqs), qwen2.5-0.5b, smollm2-135m,
-// gemma-2-2b, gemma-3-1b, phi-3-mini-4k.
+// gemma-2-2b, gemma-3-1b, qwen3-0.6b, smollm3-3b, ernie-4.5-0.3b, phi-3-mini-4k.
 const std::vector<SynthConfig>& synth_presets();
 // The preset named `name`; InvalidArgument listing the known names otherwise.
 const SynthConfig& synth_preset(std::string_view name);

@@ -1,10 +1,10 @@
 // wgrt.linear_ggml.default (weights resident in their ggml block format, decoded in gemv_ggml.wgsl) on a real
 // adapter against the plain C++ reference: the src/formats decoders (bit-exact with llama.cpp, see
-// tests/host/ggml_dequant_test.cpp) and a double-accumulating GEMV. Per type (all 15 the kernels decode):
+// tests/host/ggml_dequant_test.cpp) and a double-accumulating GEMV. Per type (all 22 the kernels decode):
 // odd N (1, 7, 37, 300), K of 1, 3 and 25 blocks (F16 also K = 1 and 5), M = 1, 3 and 20, bias / no bias, M
 // changing between executes, and weights bound in 256-row chunks (a lowered max_binding_bytes policy).
 // Weights: random block bytes with every f16 field set to a random normal f16 in +-[0.01, 0.1] (BF16: normal
-// values in +-[2^-8, 2^8); MXFP4: E8M0 scales 2^-8 .. 2^1).
+// values in +-[2^-8, 2^8); MXFP4: E8M0 scales 2^-8 .. 2^1; IQ1_M: its split f16 scale in +-[2^-7, 2^-3)).
 // Tolerance: |gpu - ref| <= 1e-5 * sum_k |x_k W_nk| + 1e-6 (f32 accumulation of K products; the GPU may fuse
 // the decode's multiply-adds).
 #include <gtest/gtest.h>
@@ -37,7 +37,9 @@ const std::vector<TypeInfo> kTypes = {
     {GgmlType::F16, {0}},      {GgmlType::BF16, {}},       {GgmlType::Q4_0, {0}},     {GgmlType::Q4_1, {0, 2}},
     {GgmlType::Q5_0, {0}},     {GgmlType::Q5_1, {0, 2}},   {GgmlType::Q8_0, {0}},     {GgmlType::Q2_K, {80, 82}},
     {GgmlType::Q3_K, {108}},   {GgmlType::Q4_K, {0, 2}},   {GgmlType::Q5_K, {0, 2}},  {GgmlType::Q6_K, {208}},
-    {GgmlType::IQ4_NL, {0}},   {GgmlType::IQ4_XS, {0}},    {GgmlType::MXFP4, {}}};
+    {GgmlType::IQ4_NL, {0}},   {GgmlType::IQ4_XS, {0}},    {GgmlType::MXFP4, {}},     {GgmlType::IQ2_XXS, {0}},
+    {GgmlType::IQ2_XS, {0}},   {GgmlType::IQ2_S, {0}},     {GgmlType::IQ3_XXS, {0}},  {GgmlType::IQ3_S, {0}},
+    {GgmlType::IQ1_S, {0}},    {GgmlType::IQ1_M, {}}};
 
 uint64_t next(uint64_t& s) {
   s += 0x9E3779B97F4A7C15ull;
@@ -61,6 +63,10 @@ std::vector<uint8_t> random_blocks(const TypeInfo& t, int64_t N, int64_t K, uint
       std::memcpy(blkp, &h, 2);
     }
     if (t.type == GgmlType::MXFP4) blkp[0] = uint8_t(120 + next(s) % 10);  // d = 2^-8 .. 2^1
+    if (t.type == GgmlType::IQ1_M) {  // d: a normal f16 in +-[2^-7, 2^-3) split over the scales' top nibbles
+      const uint16_t h = uint16_t(((next(s) & 1) << 15) | ((15 - 7 + next(s) % 4) << 10) | (next(s) & 0x3FF));
+      for (int k = 0; k < 4; ++k) blkp[49 + 2 * k] = uint8_t((blkp[49 + 2 * k] & 0x0F) | (((h >> (4 * k)) & 15) << 4));
+    }
     for (int off : t.half_offsets) {
       const double u = double(next(s) >> 11) / double(1ull << 53);
       float v = float(0.01 + 0.09 * u) * ((next(s) & 1) ? -1.0f : 1.0f);
@@ -190,9 +196,9 @@ TEST(LinearGgml, BadArgumentsAreBuildErrors) {
   EXPECT_THROW(ExecutableGraph::build(std::move(g), gpu()), wgrt::Error);
   Graph g2;
   x = g2.input("x", DType::F32, {1, 256});
-  w = g2.constant("w", DType::U32, {36}, ConstantData::from_vector(std::vector<uint32_t>(36)));
+  w = g2.constant("w", DType::U32, {14}, ConstantData::from_vector(std::vector<uint32_t>(14)));
   out = g2.tensor_like(DType::F32, "out");
-  g2.op("wgrt.linear_ggml.default", {x, w, g2.int_value(16), g2.int_value(1), g2.none(), out}, "lin");  // IQ2_XXS
+  g2.op("wgrt.linear_ggml.default", {x, w, g2.int_value(34), g2.int_value(1), g2.none(), out}, "lin");  // TQ1_0
   g2.output(out);
   EXPECT_THROW(ExecutableGraph::build(std::move(g2), gpu()), wgrt::Error);
 }

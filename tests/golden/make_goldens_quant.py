@@ -36,6 +36,11 @@ TYPES = {
     "IQ4_XS": (5, [0]),
 }
 PLAIN = {"F16": 300, "BF16": 300}  # element counts
+# The grid i-quants (added later, drawn from their own generator, seed 13, so the files above stay identical).
+# IQ1_M has no f16 field of its own: its d is the top nibbles of the u16 scales at 48..55; clearing bit 6 of
+# byte 55 (the exponent's top bit) keeps it finite.
+IQ_TYPES = {"IQ2_XXS": (5, [0]), "IQ2_XS": (5, [0]), "IQ2_S": (5, [0]), "IQ3_XXS": (5, [0]), "IQ3_S": (5, [0]),
+            "IQ1_S": (5, [0]), "IQ1_M": (5, [])}
 
 
 def finite_f16(h):
@@ -56,6 +61,24 @@ def sha(b):
     return hashlib.sha256(b).hexdigest()
 
 
+def block_golden(manifest, quants, rng, qt, sizes, name, nblocks, halves):
+    elems, size = sizes[qt]
+    raw = rng.integers(0, 256, size=(nblocks, size), dtype=np.uint8)
+    raw[0, :] = 0
+    raw[1, :] = 0xFF
+    for off in halves:
+        h = raw[:, off:off + 2].copy().view(np.uint16).reshape(-1)
+        raw[:, off:off + 2] = finite_f16(h).view(np.uint8).reshape(nblocks, 2)
+    if name == "IQ1_M":
+        raw[:, 55] &= np.uint8(0xBF)
+    # one row of all the blocks (gguf-py dequantizes along the last axis)
+    data = np.ascontiguousarray(raw).reshape(1, nblocks * size)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = quants.dequantize(data, qt).astype("<f4").reshape(-1)
+    assert out.size == nblocks * elems and not np.isnan(out).any(), name
+    write(manifest, name, data.tobytes(), out.tobytes(), out.size)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -67,20 +90,7 @@ def main():
     rng = np.random.default_rng(12)
     manifest = {"source": "llama.cpp 80fb11a gguf-py gguf/quants.py", "types": []}
     for name, (nblocks, halves) in TYPES.items():
-        qt = T[name]
-        elems, size = GGML_QUANT_SIZES[qt]
-        raw = rng.integers(0, 256, size=(nblocks, size), dtype=np.uint8)
-        raw[0, :] = 0
-        raw[1, :] = 0xFF
-        for off in halves:
-            h = raw[:, off:off + 2].copy().view(np.uint16).reshape(-1)
-            raw[:, off:off + 2] = finite_f16(h).view(np.uint8).reshape(nblocks, 2)
-        # one row of all the blocks (gguf-py dequantizes along the last axis)
-        data = np.ascontiguousarray(raw).reshape(1, nblocks * size)
-        with np.errstate(over="ignore", invalid="ignore"):
-            out = quants.dequantize(data, qt).astype("<f4").reshape(-1)
-        assert out.size == nblocks * elems and not np.isnan(out).any(), name
-        write(manifest, name, data.tobytes(), out.tobytes(), out.size)
+        block_golden(manifest, quants, rng, T[name], GGML_QUANT_SIZES, name, nblocks, halves)
     for name, n in PLAIN.items():
         h = rng.integers(0, 65536, size=n, dtype=np.uint16)
         h[0], h[1], h[2] = 0x0001, 0x8000, 0x03FF  # smallest subnormal, -0, largest subnormal (f16)
@@ -90,6 +100,9 @@ def main():
         out = np.asarray(out, dtype="<f4").reshape(-1)
         assert out.size == n and not np.isnan(out).any(), name
         write(manifest, name, data.tobytes(), out.tobytes(), n)
+    rng_iq = np.random.default_rng(13)
+    for name, (nblocks, halves) in IQ_TYPES.items():
+        block_golden(manifest, quants, rng_iq, T[name], GGML_QUANT_SIZES, name, nblocks, halves)
     with open(os.path.join(OUT, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
         f.write("\n")

@@ -58,7 +58,7 @@ TEST(GgmlDequant, BitExactWithGgufPyGoldens) {
     EXPECT_EQ(bad, 0u) << name << ": first mismatch at " << first << " got " << got[first] << " want " << w0;
     ++n_types;
   }
-  EXPECT_EQ(n_types, 15u);  // 13 block formats + F16 + BF16
+  EXPECT_EQ(n_types, 22u);  // 13 block formats + F16 + BF16 + 7 grid i-quants
 }
 
 // Q4_K / Q5_K scale packing: sub-blocks 0-3 use the low 6 bits of bytes 0-3 (scale) and 4-7 (min);
@@ -167,16 +167,46 @@ TEST(GgmlDequant, ThirtyTwoBlocksFromLayout) {
   }
 }
 
+// Grid i-quants from the layout alone (ggml_blocks.h) and grid entries read off ggml-common.h by hand
+// (iq2xxs_grid[0] = eight 8s; iq1s_grid[0] = eight -1s; iq3s_grid[1] = 3,1,1,1 and [4] = 15,1,1,1, low byte first).
+TEST(GgmlDequant, GridIQuantsFollowTheirLayout) {
+  std::vector<uint8_t> b(66, 0);
+  put_half(b.data(), 1.0f);
+  const uint32_t aux = (3u << 28) | 1u;  // scale nibble 3: db = (0.5 + 3) * 0.25; group 0 sign index 1 -> 0x81
+  std::memcpy(&b[2 + 4], &aux, 4);
+  std::vector<float> y = dequantize(GgmlType::IQ2_XXS, b, 256, "t");
+  for (int j = 0; j < 8; ++j) EXPECT_EQ(y[j], (j == 0 || j == 7) ? -7.0f : 7.0f) << j;
+  for (int j = 8; j < 32; ++j) EXPECT_EQ(y[j], 7.0f) << j;
+  for (int j = 32; j < 256; ++j) EXPECT_EQ(y[j], 1.0f) << j;  // scale 0: db = 0.125, times 8
+
+  std::vector<uint8_t> s(50, 0);
+  put_half(s.data(), 1.0f);
+  const uint16_t qh = 0x8000 | (2 << 12);  // dl = 2*2 + 1 = 5, delta -0.125
+  std::memcpy(&s[34], &qh, 2);
+  y = dequantize(GgmlType::IQ1_S, s, 256, "t");
+  for (int j = 0; j < 32; ++j) EXPECT_EQ(y[j], -5.625f) << j;
+  for (int j = 32; j < 256; ++j) EXPECT_EQ(y[j], -0.875f) << j;  // dl 1, delta +0.125
+
+  std::vector<uint8_t> t(110, 0);
+  put_half(t.data(), 1.0f);
+  t[2] = 1, t[3] = 4;  // group 0: entries 1 and 4
+  t[74] = 0x01;        // sign of element 0
+  t[106] = 0x02;       // sub-block 0 scale nibble 2: db = 1 + 2*2
+  y = dequantize(GgmlType::IQ3_S, t, 256, "t");
+  const float want[8] = {-15, 5, 5, 5, 75, 5, 5, 5};
+  for (int j = 0; j < 8; ++j) EXPECT_EQ(y[j], want[j]) << j;
+}
+
 TEST(GgmlDequant, BadSizesAndTypesAreClearErrors) {
   std::vector<uint8_t> blk(144);
   EXPECT_THROW(dequantize(GgmlType::Q4_K, blk, 128, "w"), FormatError);   // not a whole super-block
   EXPECT_THROW(dequantize(GgmlType::Q4_K, blk, 512, "w"), FormatError);   // too little data
-  std::vector<uint8_t> d66(66);
+  std::vector<uint8_t> d54(54);
   try {
-    dequantize(GgmlType::IQ2_XXS, d66, 256, "blk.0.attn_q");
+    dequantize(GgmlType::TQ1_0, d54, 256, "blk.0.attn_q");
     ADD_FAILURE() << "no throw";
   } catch (const Unsupported& e) {
-    EXPECT_NE(std::string(e.what()).find("blk.0.attn_q has type IQ2_XXS"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("blk.0.attn_q has type TQ1_0"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("Q6_K"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(ggml_type_decodable(GgmlType::Q8_K));

@@ -91,11 +91,12 @@ TEST(GgmlQuant, NonFiniteInputsAreDefined) {
 TEST(GgmlQuant, UnsupportedTypeNamesTensorAndType) {
   std::vector<uint8_t> data(144);
   try {
-    dequantize(GgmlType::IQ2_XXS, std::span(data).first(66), 256, "blk.0.ffn_up.weight");
+    dequantize(GgmlType::TQ1_0, std::span(data).first(54), 256, "blk.0.ffn_up.weight");
     FAIL();
   } catch (const Unsupported& e) {
-    EXPECT_STREQ(e.what(), "tensor blk.0.ffn_up.weight has type IQ2_XXS, which wgrt cannot load (it loads F32, F16, "
-                           "BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4)");
+    EXPECT_STREQ(e.what(), "tensor blk.0.ffn_up.weight has type TQ1_0, which wgrt cannot load (it loads F32, F16, "
+                           "BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4, "
+                           "IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M)");
   }
   EXPECT_THROW(dequantize(GgmlType::F32, data, 35, "t"), FormatError);  // 144 bytes != 35 floats
 }

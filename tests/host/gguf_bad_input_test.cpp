@@ -152,17 +152,17 @@ TEST(GgufBadInput, MetadataErrors) {
   EXPECT_ERROR_HAS(w.to_bytes(), "nested deeper than 8");
 }
 
-TEST(GgufBadInput, UnsupportedTensorTypeIQ2_XXS) {
+TEST(GgufBadInput, UnsupportedTensorTypeTQ1_0) {
   GgufWriter w;
-  w.add_tensor_raw("blk.0.ffn_up.weight", {256, 2}, 16, std::vector<uint8_t>(2 * 66, 0x11));
+  w.add_tensor_raw("blk.0.ffn_up.weight", {256, 2}, 34, std::vector<uint8_t>(2 * 54, 0x11));
   GgufFile g = GgufFile::from_bytes(w.to_bytes());
   ASSERT_EQ(g.tensors().size(), 1u);
-  EXPECT_EQ(g.tensors()[0].n_bytes, 132u);
+  EXPECT_EQ(g.tensors()[0].n_bytes, 108u);
   try {
     g.to_f32(g.tensors()[0]);
     FAIL() << "no throw";
   } catch (const Unsupported& e) {
-    EXPECT_NE(std::string(e.what()).find("tensor blk.0.ffn_up.weight has type IQ2_XXS, which wgrt cannot load"),
+    EXPECT_NE(std::string(e.what()).find("tensor blk.0.ffn_up.weight has type TQ1_0, which wgrt cannot load"),
               std::string::npos) << e.what();
   }
 }

@@ -5,13 +5,23 @@
  *
  *   wgrt_llamacpp_helper quantize LIBDIR IN.gguf OUT.gguf TYPE
  *       llama_model_quantize with llama.cpp's file type TYPE: F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K
- *       Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M Q5_K_S Q5_K_M Q6_K IQ4_NL IQ4_XS (the K and IQ ones mix tensor
- *       types as llama-quantize does). F32 from a quantized IN writes every tensor dequantized by llama.cpp.
+ *       Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M Q5_K_S Q5_K_M Q6_K IQ4_NL IQ4_XS IQ2_XXS IQ2_XS IQ2_S IQ2_M
+ *       IQ3_XXS IQ3_XS IQ3_S IQ3_M IQ1_S IQ1_M (the K and IQ ones mix tensor types as llama-quantize does).
+ *       The IQ1/IQ2/IQ3 types get an importance matrix of all ones (every column equally important; tensor
+ *       shapes read with libggml's gguf reader): llama.cpp refuses IQ2_XXS IQ2_XS IQ2_S IQ2_M IQ1_S IQ1_M
+ *       without one, and its IQ3 mixes pick IQ2_S for some small tensors. F32 from a
+ *       quantized IN writes every tensor dequantized by llama.cpp.
  *   wgrt_llamacpp_helper run LIBDIR MODEL.gguf N_GEN TOKEN[,TOKEN...]
  *       CPU forward of the prompt tokens (f32 KV cache, no flash attention), then N_GEN greedy steps (argmax,
  *       first index on ties). Prints
  *       "logits <v>..." (the vocabulary's logits after the prompt, %.9g) and "ids <id>..." (the N_GEN ids).
- * Exit status 0 on success; 1 with a one-line message on stderr otherwise. Set WGRT_LLAMACPP_VERBOSE=1 for
+ *   wgrt_llamacpp_helper load LIBDIR MODEL.gguf
+ *       Loads the model's metadata as llama.cpp does for inference (hyperparameters, vocabulary, every tensor
+ *       checked against the shapes its architecture expects and to lie within the file) with no_alloc set, so
+ *       no weight is read (the file may be sparse), and makes a context (its allocations simulated).
+ *       Prints "n_params <n>" (llama_model_n_params), "n_layer <n>" and "desc <llama_model_desc>".
+ * Exit status 0 on success; 1 with a one-line message on stderr otherwise. WGRT_LLAMACPP_THREADS sets the
+ * quantizer's threads (default 2). Set WGRT_LLAMACPP_VERBOSE=1 for
  * llama.cpp's log.
  */
 #include <dlfcn.h>
@@ -73,7 +83,22 @@ static const struct { const char* name; int ftype; } kTypes[] = {
     {"F32", 0},     {"F16", 1},     {"Q4_0", 2},    {"Q4_1", 3},    {"Q8_0", 7},     {"Q5_0", 8},
     {"Q5_1", 9},    {"Q2_K", 10},   {"Q3_K_S", 11}, {"Q3_K_M", 12}, {"Q3_K_L", 13},  {"Q4_K_S", 14},
     {"Q4_K_M", 15}, {"Q5_K_S", 16}, {"Q5_K_M", 17}, {"Q6_K", 18},   {"IQ4_NL", 25},  {"IQ4_XS", 30},
-    {"BF16", 32},
+    {"BF16", 32},   {"IQ2_XXS", 19}, {"IQ2_XS", 20},  {"IQ3_XS", 22},  {"IQ3_XXS", 23}, {"IQ1_S", 24},
+    {"IQ3_S", 26},  {"IQ3_M", 27},   {"IQ2_S", 28},   {"IQ2_M", 29},   {"IQ1_M", 31},
+};
+struct imatrix_data { /* llama_model_imatrix_data */
+  const char* name;
+  const float* data;
+  size_t size;
+};
+struct gguf_params { /* gguf_init_params */
+  bool no_alloc;
+  void** ctx;
+};
+struct tensor_head { /* the first fields of ggml_tensor */
+  int type;
+  void* buffer;
+  int64_t ne[4];
 };
 
 static void* lib;
@@ -109,6 +134,34 @@ static int open_llama(const char* dir) {
   return 0;
 }
 
+/* An all-ones importance matrix for every tensor of `path` of 2 or more dimensions (entries of ne0 * ne2
+ * values), terminated by a NULL name; NULL on failure. Owned by the caller (freed at exit). */
+static struct imatrix_data* ones_imatrix(const char* path) {
+  void* gctx = 0;
+  struct gguf_params gp = {true, &gctx};
+  void* g = ((void* (*)(const char*, struct gguf_params))sym("gguf_init_from_file"))(path, gp);
+  if (!g || !gctx) return 0;
+  struct tensor_head* (*first)(void*) = (struct tensor_head * (*)(void*)) sym("ggml_get_first_tensor");
+  struct tensor_head* (*nxt)(void*, struct tensor_head*) =
+      (struct tensor_head * (*)(void*, struct tensor_head*)) sym("ggml_get_next_tensor");
+  const char* (*name)(struct tensor_head*) = (const char* (*)(struct tensor_head*))sym("ggml_get_name");
+  size_t n = 0, most = 0;
+  for (struct tensor_head* t = first(gctx); t; t = nxt(gctx, t)) ++n;
+  struct imatrix_data* m = calloc(n + 1, sizeof *m);
+  size_t k = 0;
+  for (struct tensor_head* t = first(gctx); t; t = nxt(gctx, t)) {
+    if (t->ne[1] <= 1) continue;
+    m[k].name = strdup(name(t));
+    m[k].size = (size_t)(t->ne[0] * t->ne[2]);
+    if (m[k].size > most) most = m[k].size;
+    ++k;
+  }
+  float* ones = malloc((most ? most : 1) * sizeof *ones);
+  for (size_t i = 0; i < most; ++i) ones[i] = 1.0f;
+  for (size_t i = 0; i < k; ++i) m[i].data = ones;
+  return m; /* the gguf and ggml contexts stay open until exit */
+}
+
 static int quantize(const char* in, const char* out, const char* type) {
   int ftype = -1;
   for (size_t i = 0; i < sizeof kTypes / sizeof kTypes[0]; ++i)
@@ -116,8 +169,12 @@ static int quantize(const char* in, const char* out, const char* type) {
   if (ftype < 0) return fail("unknown type ", type);
   struct quantize_params p = ((struct quantize_params(*)(void))sym("llama_model_quantize_default_params"))();
   p.ftype = ftype;
+  if ((ftype >= 19 && ftype <= 24) || (ftype >= 26 && ftype <= 29) || ftype == 31) {
+    p.imatrix = ones_imatrix(in);
+    if (!p.imatrix) return fail("cannot read the tensors of ", in);
+  }
   p.allow_requantize = true;
-  p.nthread = 2;
+  p.nthread = getenv("WGRT_LLAMACPP_THREADS") ? atoi(getenv("WGRT_LLAMACPP_THREADS")) : 2;
   uint32_t (*q)(const char*, const char*, const struct quantize_params*) =
       (uint32_t(*)(const char*, const char*, const struct quantize_params*))sym("llama_model_quantize");
   if (q(in, out, &p) != 0) return fail("llama_model_quantize failed for ", in);
@@ -175,10 +232,35 @@ static int run(const char* model_path, int n_gen, const char* list) {
   return 0;
 }
 
+static int load(const char* model_path) {
+  struct model_params mp = ((struct model_params(*)(void))sym("llama_model_default_params"))();
+  mp.n_gpu_layers = 0;
+  mp.no_alloc = true;
+  mp.load_mode = 0; /* LLAMA_LOAD_MODE_NONE: no mapping (the memory-fit pass maps nothing) */
+  mp.lazy_mode = 0; /* LLAMA_LAZY_MODE_OFF */
+  void* model = ((void* (*)(const char*, struct model_params))sym("llama_model_load_from_file"))(model_path, mp);
+  if (!model) return fail("llama.cpp cannot load ", model_path);
+  struct context_params cp = ((struct context_params(*)(void))sym("llama_context_default_params"))();
+  cp.n_ctx = cp.n_batch = cp.n_ubatch = 16;
+  cp.n_threads = cp.n_threads_batch = 1;
+  void* ctx = ((void* (*)(void*, struct context_params))sym("llama_init_from_model"))(model, cp);
+  if (!ctx) return fail("llama.cpp cannot make a context for ", model_path);
+  char desc[256] = "";
+  ((int32_t(*)(const void*, char*, size_t))sym("llama_model_desc"))(model, desc, sizeof desc);
+  printf("n_params %llu\nn_layer %d\ndesc %s\n",
+         (unsigned long long)((uint64_t(*)(const void*))sym("llama_model_n_params"))(model),
+         ((int32_t(*)(const void*))sym("llama_model_n_layer"))(model), desc);
+  ((void (*)(void*))sym("llama_free"))(ctx);
+  ((void (*)(void*))sym("llama_model_free"))(model);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc == 6 && strcmp(argv[1], "quantize") == 0)
     return open_llama(argv[2]) ? 1 : quantize(argv[3], argv[4], argv[5]);
   if (argc == 6 && strcmp(argv[1], "run") == 0)
     return open_llama(argv[2]) ? 1 : run(argv[3], atoi(argv[4]), argv[5]);
-  return fail("usage: wgrt_llamacpp_helper quantize LIBDIR IN.gguf OUT.gguf TYPE | run LIBDIR MODEL.gguf N_GEN TOKENS", 0);
+  if (argc == 4 && strcmp(argv[1], "load") == 0) return open_llama(argv[2]) ? 1 : load(argv[3]);
+  return fail("usage: wgrt_llamacpp_helper quantize LIBDIR IN.gguf OUT.gguf TYPE | run LIBDIR MODEL.gguf N_GEN TOKENS"
+              " | load LIBDIR MODEL.gguf", 0);
 }

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "formats/gguf.h"
+#include "formats/gguf_writer.h"
 #include "formats/llama2c_tokenizer_file.h"
 #include "formats/model_weights.h"
 #include "models/synth.h"
@@ -208,4 +210,36 @@ TEST(Cli, LongContextDefaultPrefillChunkGenerates) {
   ASSERT_EQ(b.exit_code, 0) << b.err;
   EXPECT_EQ(a.out, b.out);
   std::filesystem::remove(path);
+}
+
+// A weight matrix in a ggml type wgrt has no decoder for (TQ1_0, ternary), and a newer llama.cpp family wgrt
+// does not run (gemma4): one-line errors naming the tensor and its type, and the architecture.
+TEST(Cli, UndecodableTensorTypeAndUnsupportedFamilyNameWhat) {
+  models::SynthConfig c{.name = "tq", .arch = "llama", .dim = 256, .ffn = 256, .layers = 1, .heads = 4, .kv_heads = 2,
+                        .head_dim = 64, .vocab = 300, .context = 32};
+  GgufFile g = GgufFile::from_bytes(models::synth_gguf(c, GgmlType::F32, 1).to_bytes());
+  GgufWriter w, w4;
+  for (const auto& [k, v] : g.metadata()) {
+    w.set(k, v);
+    if (k == "general.architecture") w4.set(k, GgufValue::of_string("gemma4"));
+    else w4.set(k.starts_with("llama.") ? "gemma4." + k.substr(6) : k, v);
+  }
+  for (const auto& t : g.tensors()) {
+    auto d = g.tensor_data(t);
+    if (t.name == "blk.0.ffn_up.weight")
+      w.add_tensor_raw(t.name, t.dims, 34, std::vector<uint8_t>(size_t(t.n_elements / 256 * 54), 0x11));  // TQ1_0
+    else
+      w.add_tensor_raw(t.name, t.dims, uint32_t(t.type), std::vector<uint8_t>(d.begin(), d.end()));
+    w4.add_tensor_raw(t.name, t.dims, uint32_t(t.type), std::vector<uint8_t>(d.begin(), d.end()));
+  }
+  auto write = [](const std::string& name, const GgufWriter& gw) {
+    const std::vector<uint8_t> b = gw.to_bytes();
+    return temp_file(name, std::vector<char>(b.begin(), b.end()));
+  };
+  RunResult r = run_cli("generate -n 2 -m " + write("tq1.gguf", w));
+  expect_clean_error(r, "ffn_up");
+  EXPECT_NE(r.err.find("has type TQ1_0"), std::string::npos) << r.err;
+  r = run_cli("generate -n 2 -m " + write("gemma4.gguf", w4));
+  expect_clean_error(r, "architecture 'gemma4' is not supported");
+  EXPECT_NE(r.err.find("docs/ARCHITECTURE.md"), std::string::npos) << r.err;
 }

@@ -3,7 +3,8 @@
 // norm shows) for Llama 3 rope_freqs, linear and YaRN RoPE scaling at positions up to ~330 (past the
 // scaling's original context, where it changes the angles), gemma2 (soft-capping, sliding window every other
 // layer), gemma3 (q/k norms, 2 local : 1 global layers with their own RoPE base and linear scaling on the
-// global ones) and phi3 (fused qkv and gate/up, LongRoPE long and short factors). Per model: first-step logits
+// global ones), qwen3 (q/k norms), smollm3 (no RoPE on every 4th layer), ernie4_5 (llama's layers) and phi3 (fused qkv and gate/up,
+// LongRoPE long and short factors). Per model: first-step logits
 // within kTol of llama.cpp's (relative to the largest |logit|) and 32 greedy ids equal; the same model
 // quantized to Q8_0 by llama.cpp (its quantizer accepts the file) runs in wgrt within kTol of llama.cpp on the
 // F32 rewrite. Each RoPE scaling and gemma case also runs the model without the feature (plain RoPE; no
@@ -105,6 +106,24 @@ std::vector<Case> cases() {
     c.plain = c.cfg;
     c.plain.sliding_window = 0, c.plain.rope_theta_swa = 0;  // every layer global
     c.ablate = true;
+    r.push_back(c);
+  }
+  {
+    Case c{base("qwen3", "qwen3"), 20};  // q/k norms, heads * head_dim (192) != dim (128)
+    c.cfg.heads = 6, c.cfg.kv_heads = 2;
+    r.push_back(c);
+  }
+  {
+    Case c{base("smollm3", "smollm3"), 20};  // layers 3 and 7 have no RoPE
+    c.cfg.layers = 8;
+    c.plain = c.cfg;
+    c.plain.arch = "llama";  // the same weights with RoPE on every layer
+    c.ablate = true;
+    r.push_back(c);
+  }
+  {
+    Case c{base("ernie4_5", "ernie4_5"), 20};  // llama's layers (interleaved RoPE), heads * head_dim != dim
+    c.cfg.heads = 8;
     r.push_back(c);
   }
   {

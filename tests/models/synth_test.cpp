@@ -66,10 +66,17 @@ TEST(Synth, PresetsHaveThePublishedParameterCounts) {
   EXPECT_EQ(models::synth_param_count(models::synth_preset("gemma-2-2b")), 2614341888u);
   EXPECT_EQ(models::synth_param_count(models::synth_preset("gemma-3-1b")), 999885952u);
   EXPECT_EQ(models::synth_param_count(models::synth_preset("phi-3-mini-4k")), 3821079552u);
+  // Qwen/Qwen3-0.6B and HuggingFaceTB/SmolLM3-3B: the totals their config.json shapes give (model cards:
+  // "0.6B, 0.44B non-embedding" = 440,467,456 here; "3B" (3.08B)).
+  EXPECT_EQ(models::synth_param_count(models::synth_preset("qwen3-0.6b")), 596049920u);
+  EXPECT_EQ(models::synth_param_count(models::synth_preset("smollm3-3b")), 3075098624u);
+  // baidu/ERNIE-4.5-0.3B-PT: its config.json shapes (model card: 0.36B).
+  EXPECT_EQ(models::synth_param_count(models::synth_preset("ernie-4.5-0.3b")), 360748032u);
   EXPECT_THROW(models::synth_preset("llama-7b"), InvalidArgument);
   for (const auto& p : models::synth_presets()) {
     EXPECT_NO_THROW(models::validate_synth(p, GgmlType::Q4_0)) << p.name;
-    if (!p.arch.starts_with("gemma")) EXPECT_EQ(p.dim, p.heads * p.head_dim) << p.name;  // gemma: q_dim != dim
+    if (!p.arch.starts_with("gemma") && p.arch != "qwen3" && p.arch != "ernie4_5")  // q_dim != dim
+      EXPECT_EQ(p.dim, p.heads * p.head_dim) << p.name;
   }
 }
 

@@ -2,7 +2,8 @@
 // of the including kernel's weight binding; little-endian, a buffer padded to whole words). Layouts: src/formats/ggml_blocks.h; values equal
 // src/formats' C++ decoders up to f32 rounding of the scale products (the GPU may fuse multiply-adds).
 // override WTYPE picks the format (ggml type id): 1 F16, 30 BF16, 2 Q4_0, 3 Q4_1, 6 Q5_0, 7 Q5_1, 8 Q8_0,
-// 10 Q2_K, 11 Q3_K, 12 Q4_K, 13 Q5_K, 14 Q6_K, 20 IQ4_NL, 23 IQ4_XS, 39 MXFP4 (ops/linear/linear_ggml.h lists
+// 10 Q2_K, 11 Q3_K, 12 Q4_K, 13 Q5_K, 14 Q6_K, 20 IQ4_NL, 23 IQ4_XS, 39 MXFP4, the grid i-quants 16-19, 21,
+// 22, 29 (ggml_decode_iq.wgsl) (ops/linear/linear_ggml.h lists
 // the same set); ggml_value(base, j) is element j of the block whose first byte is `base`. Every 16-bit field of
 // these formats sits at an even offset, so it never straddles two words.
 
@@ -20,6 +21,7 @@ fn wf16(o : u32) -> f32 {
 fn wi8(o : u32) -> f32 {
   return f32((i32(wbyte(o)) << 24u) >> 24u);
 }
+#include "ops/linear/ggml_decode_iq.wgsl"
 
 // Q4_K 6-bit scale (s = false) or min (s = true) of sub-block sb (0..7); sc bytes at base + 4.
 fn k4_field(base : u32, sb : u32, s : bool) -> f32 {
@@ -40,7 +42,7 @@ const kFp4 = array<f32, 16>(0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 0.0, -1.0, 
 fn ggml_block_elems() -> u32 {
   switch WTYPE {
     case 1u, 30u: { return 1u; }
-    case 10u, 11u, 12u, 13u, 14u, 23u: { return 256u; }
+    case 10u, 11u, 12u, 13u, 14u, 23u, 16u, 17u, 18u, 19u, 21u, 22u, 29u: { return 256u; }
     default: { return 32u; }
   }
 }
@@ -58,6 +60,7 @@ fn ggml_block_bytes() -> u32 {
     case 14u: { return 210u; }
     case 23u: { return 136u; }
     case 39u: { return 17u; }
+    case 16u, 17u, 18u, 19u, 21u, 22u, 29u: { return iq_block_bytes(); }
     default: { return 34u; }
   }
 }
@@ -148,6 +151,9 @@ fn ggml_value(base : u32, j : u32) -> f32 {
       let ls = ((wbyte(base + 4u + ib / 2u) >> (4u * (ib & 1u))) & 15u) | (((wu16(base + 2u) >> (2u * ib)) & 3u) << 4u);
       return wf16(base) * (f32(ls) - 32.0) * kIq4nl[nib32(base + 8u + 16u * ib, j & 31u)];
     }
+    case 16u, 17u, 18u, 19u, 21u, 22u, 29u: {  // grid i-quants: ggml_decode_iq.wgsl
+      return iq_value(base, j);
+    }
     default: {  // Q8_0: f16 d, i8 qs[32]
       return wi8(base + 2u + j) * wf16(base);
     }
@@ -205,6 +211,9 @@ fn ggml_run8(base : u32, j0 : u32) -> array<f32, 8> {
         let hb = (wbyte(qh + e) >> (2u * r)) & 3u;
         v[e] = ds * (f32(lo | (hb << 4u)) - 32.0);
       }
+    }
+    case 16u, 17u, 18u, 19u, 21u, 22u, 29u: {
+      v = iq_run8(base, j0);
     }
     default: {
       for (var e = 0u; e < 8u; e++) { v[e] = ggml_value(base, j0 + e); }

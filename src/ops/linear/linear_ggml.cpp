@@ -43,6 +43,13 @@ std::optional<GgmlBlockShape> ggml_gpu_block(int64_t wtype) {
     case 13: return GgmlBlockShape{256, 176};          // Q5_K
     case 14: return GgmlBlockShape{256, 210};          // Q6_K
     case 23: return GgmlBlockShape{256, 136};          // IQ4_XS
+    case 16: return GgmlBlockShape{256, 66};           // IQ2_XXS (the grid i-quants: ggml_decode_iq.wgsl)
+    case 17: return GgmlBlockShape{256, 74};           // IQ2_XS
+    case 22: return GgmlBlockShape{256, 82};           // IQ2_S
+    case 18: return GgmlBlockShape{256, 98};           // IQ3_XXS
+    case 21: return GgmlBlockShape{256, 110};          // IQ3_S
+    case 19: return GgmlBlockShape{256, 50};           // IQ1_S
+    case 29: return GgmlBlockShape{256, 56};           // IQ1_M
     default: return std::nullopt;
   }
 }

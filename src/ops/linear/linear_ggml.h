@@ -13,7 +13,8 @@ struct GgmlBlockShape {
 
 // The block shape of ggml type id `wtype` if the GPU kernels decode it, nullopt otherwise: F16 (1), BF16 (30),
 // Q4_0 (2), Q4_1 (3), Q5_0 (6), Q5_1 (7), Q8_0 (8), Q2_K (10), Q3_K (11), Q4_K (12), Q5_K (13), Q6_K (14),
-// IQ4_NL (20), IQ4_XS (23), MXFP4 (39): every type src/formats decodes except F32.
+// IQ4_NL (20), IQ4_XS (23), MXFP4 (39), IQ2_XXS (16), IQ2_XS (17), IQ2_S (22), IQ3_XXS (18), IQ3_S (21),
+// IQ1_S (19), IQ1_M (29): every type src/formats decodes except F32.
 std::optional<GgmlBlockShape> ggml_gpu_block(int64_t wtype);
 
 // How a [rows] x row_bytes weight buffer (padded to whole u32 words) is bound: one chunk when it fits
