@@ -121,6 +121,10 @@ void plan_and_allocate(BuildState& s) {
   for (size_t id = 0; id < values.size(); ++id) {
     auto* t = std::get_if<TensorValue>(&values[id]);
     if (!t || s.alias_of.count(ValueId(id))) continue;  // aliases take their root's buffer below
+    // Unreferenced intermediates and constants (left by graph passes, ops/conv/conv_fusion.h): no buffer.
+    if ((t->role == TensorRole::Intermediate || t->role == TensorRole::Constant) && !t->is_output && last[id] < 0 &&
+        !group_pinned[id])
+      continue;
     if (t->role == TensorRole::Intermediate && !t->is_output && !group_pinned[id] && last[id] >= 0) {
       reqs.push_back({std::max<uint64_t>(t->max_bytes(), 16), first[id], last[id]});
       req_ids.push_back(ValueId(id));

@@ -49,6 +49,7 @@ class Graph {
   const std::vector<Value>& values() const { return values_; }
   std::vector<Value>& values() { return values_; }
   const std::vector<Node>& nodes() const { return nodes_; }
+  std::vector<Node>& nodes() { return nodes_; }  // for graph passes (ops/conv/conv_fusion.h): keep the order valid
   const std::vector<ValueId>& outputs() const { return outputs_; }
   const Value& value(ValueId id) const;
   TensorValue& tensor_at(ValueId id);  // throws InvalidArgument if id is not a tensor

@@ -1,9 +1,11 @@
 #include "models/onnx_graph/onnx_graph.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "models/onnx_graph/fuse_layernorm.h"
 #include "models/onnx_graph/lowering.h"
+#include "ops/conv/conv_fusion.h"
 #include "util/printable.h"
 
 namespace wgrt::onnx {
@@ -143,6 +145,8 @@ BuiltGraph build_onnx_graph(const Model& m, const std::map<std::string, HostTens
     }
     out.outputs.push_back(std::move(p));
   }
+  // BatchNorm folding and conv epilogue fusion (ops/conv/conv_fusion.h); WGRT_NO_CONV_FUSION=1 turns it off.
+  if (!std::getenv("WGRT_NO_CONV_FUSION")) ops::fuse_conv_epilogues(out.graph);
   return out;
 }
 

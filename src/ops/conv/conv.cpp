@@ -9,12 +9,16 @@
 //   groups == 1: the shared GEMM (the device's choice, ops/linear/gemm.h) with an implicit-im2col B loader
 //     (conv_gemm.wgsl tiled, conv_gemm_cpu.wgsl on CPU adapters), batch = images;
 //   groups > 1 (grouped, depthwise): direct convolution (conv_direct.wgsl), one invocation per output, 1-D grid
-//     folded past maxComputeWorkgroupsPerDimension. N, H, W may change between executes
+//     folded past maxComputeWorkgroupsPerDimension.
+// wgrt.convolution_epilogue.default(the same 9 inputs, epilogue str, out): the same, with the elementwise
+//   program `epilogue` (conv_epilogue.h) applied to every output in the kernel's store (fuse_conv_epilogues
+//   makes these from a convolution and the elementwise nodes after it). N, H, W may change between executes
 // (resize hook); C must stay the build-time value. Errors: InvalidArgument naming the node (bad ranks,
 // channel/group mismatch, non-positive stride/dilation, negative padding, empty output).
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
 #include "ops/families.h"
+#include "ops/conv/conv_epilogue.h"
 #include "ops/linear/gemm.h"
 #include "wgrt/error.h"
 
@@ -36,9 +40,20 @@ std::pair<int64_t, int64_t> pair_arg(OpBuilder& b, size_t i, const char* what) {
   return {l[0], l.size() == 2 ? l[1] : l[0]};
 }
 
-void build_conv(OpBuilder& b) {
-  b.check_args(10);
-  for (size_t i : {size_t(0), size_t(1), size_t(9)}) b.check_dtype(i, DType::F32);
+void build_conv(OpBuilder& b, bool fused) {
+  b.check_args(fused ? 11 : 10);
+  const size_t oi = fused ? 10 : 9;  // the output
+  for (size_t i : {size_t(0), size_t(1), oi}) b.check_dtype(i, DType::F32);
+  std::vector<std::pair<std::string, double>> epi;
+  if (fused) {
+    const auto* text = std::get_if<std::string>(&b.value(9));
+    b.check(text != nullptr, "argument 9 must be the epilogue string");
+    try {
+      epi = epilogue_constants(parse_epilogue(*text));
+    } catch (const InvalidArgument& e) {
+      b.fail("{}", e.what());
+    }
+  }
   b.check_rank(0, 4, 4);
   b.check_rank(1, 4, 4);
   const bool transposed = b.bool_arg(6);
@@ -68,7 +83,7 @@ void build_conv(OpBuilder& b) {
   const int64_t kh = wd[2], kw = wd[3];
   const bool gemm = groups == 1 && !transposed;
   UniformRef u = b.uniform<ConvParams>();
-  const Binding xb = Binding::tensor(b.arg(0)), wb = Binding::tensor(b.arg(1)), ob = Binding::tensor(b.arg(9));
+  const Binding xb = Binding::tensor(b.arg(0)), wb = Binding::tensor(b.arg(1)), ob = Binding::tensor(b.arg(oi));
   const Binding biasb = has_bias ? Binding::tensor(b.arg(2)) : xb;
   // groups == 1: the shared GEMM (the device's kernel choice) with an implicit-im2col B loader; else direct.
   const GemmConfig cfg = gemm_config(b.device());
@@ -76,13 +91,14 @@ void build_conv(OpBuilder& b) {
   DispatchRef d;
   if (gemm) {
     gu = b.uniform<GemmParams>();
-    d = b.dispatch(gemm_variant(cfg, "ops/conv/conv_gemm.wgsl", "ops/conv/conv_gemm_cpu.wgsl"),
-                   {wb, xb, xb, biasb, ob, gu, u});
+    webgpu::KernelSpec spec = gemm_variant(cfg, "ops/conv/conv_gemm.wgsl", "ops/conv/conv_gemm_cpu.wgsl");
+    spec.constants.insert(spec.constants.end(), epi.begin(), epi.end());
+    d = b.dispatch(spec, {wb, xb, xb, biasb, ob, gu, u});
   } else {
-    d = b.dispatch({transposed ? "ops/conv/conv_transpose.wgsl" : "ops/conv/conv_direct.wgsl", "main", {}, {}}, {xb, wb, biasb, ob, u});
+    d = b.dispatch({transposed ? "ops/conv/conv_transpose.wgsl" : "ops/conv/conv_direct.wgsl", "main", epi, {}}, {xb, wb, biasb, ob, u});
   }
   // Init-captures: clang < 16 (Emscripten 3.1.6, the browser build) cannot capture structured bindings.
-  b.on_resize([=, sh = sh, sw = sw, ph = ph, pw = pw, dh = dh, dw = dw, oph = oph, opw = opw](ResizeContext& r) {
+  b.on_resize([=, sh = sh, sw = sw, ph = ph, pw = pw, dh = dh, dw = dw, oph = oph, opw = opw, oi = oi](ResizeContext& r) {
     const Dims x = r.tensor(0).dims;
     if (x.size() != 4 || x[1] != C) r.fail("x '{}' has live dims {}; must be [N, {}, H, W]", r.tensor(0).name, dims_str(x), C);
     const int64_t OH = transposed ? (x[2] - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1 : (x[2] + 2 * ph - dh * (kh - 1) - 1) / sh + 1;
@@ -93,7 +109,7 @@ void build_conv(OpBuilder& b) {
     const Dims od = {x[0], O, OH, OW};
     if (numel(x) >= (int64_t(1) << 32) || numel(od) >= (int64_t(1) << 32))
       r.fail("x {} / out {}: too many elements for 32-bit indexing", dims_str(x), dims_str(od));
-    r.set_dims(9, od);
+    r.set_dims(oi, od);
     ConvParams p{};
     p.N = uint32_t(x[0]);
     p.C = uint32_t(C);
@@ -141,9 +157,10 @@ void build_conv(OpBuilder& b) {
 }  // namespace
 
 void register_conv_ops(OpRegistry& r) {
-  r.add({"aten.convolution.default", build_conv,
-         {"ops/conv/conv_gemm.wgsl:main", "ops/conv/conv_gemm_cpu.wgsl:main", "ops/conv/conv_direct.wgsl:main",
-          "ops/conv/conv_transpose.wgsl:main"}, true});
+  const std::vector<std::string> kernels = {"ops/conv/conv_gemm.wgsl:main", "ops/conv/conv_gemm_cpu.wgsl:main",
+                                            "ops/conv/conv_direct.wgsl:main", "ops/conv/conv_transpose.wgsl:main"};
+  r.add({"aten.convolution.default", [](OpBuilder& b) { build_conv(b, false); }, kernels, true});
+  r.add({"wgrt.convolution_epilogue.default", [](OpBuilder& b) { build_conv(b, true); }, kernels, true});
 }
 
 }  // namespace wgrt::ops

@@ -1,22 +1,10 @@
-// Direct convolution for grouped and depthwise cases (any groups), one invocation per output element:
+// Direct convolution for grouped and depthwise cases (any groups), one invocation per output element
+// (conv_gather_body.wgsl):
 //   out[n, o, oh, ow] = bias[o] + sum_{c < cpg, ky, kx} W[o, c, ky, kx] * x[n, g*cpg + c, iy, ix]
 //   g = o / opg, iy = oh*sh - ph + ky*dh, ix = ow*sw - pw + kx*dw (zero padding outside the image).
-// 64-wide workgroups over a folded 1-D grid (p.total = number of outputs).
-#include "ops/common/index.wgsl"
-#include "ops/conv/conv_direct_io.wgsl"
+#include "ops/conv/conv_gather_body.wgsl"
 
-
-@compute @workgroup_size(64)
-fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
-        @builtin(local_invocation_index) lid : u32) {
-  let idx = linear_workgroup(wid, nwg) * 64u + lid;
-  if (idx >= p.total) {
-    return;
-  }
-  let ow = idx % p.OW;
-  let oh = (idx / p.OW) % p.OH;
-  let o = (idx / (p.OW * p.OH)) % p.O;
-  let n = idx / (p.OW * p.OH * p.O);
+fn conv_gather(n : u32, o : u32, oh : u32, ow : u32) -> f32 {
   let g = o / p.opg;
   let iy0 = i32(oh * p.sh) - i32(p.ph);
   let ix0 = i32(ow * p.sw) - i32(p.pw);
@@ -37,8 +25,5 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
       }
     }
   }
-  if (p.has_bias != 0u) {
-    acc += bias[o];
-  }
-  out[idx] = acc;
+  return acc;
 }

@@ -6,6 +6,7 @@
 // the im2col matrix is never stored. The geometry is in `g` (ConvParams, conv_params.wgsl).
 #include "ops/linear/gemm_tiled_body.wgsl"
 #include "ops/conv/conv_im2col.wgsl"
+#include "ops/conv/conv_epilogue.wgsl"
 
 fn load_b_slice(k0 : u32, n0 : u32, lid : u32, b_base : u32) {
   // The pixel this invocation gathers (fixed over the slice): column nn = lid % 64 of the tile.

@@ -3,6 +3,7 @@
 // operation and operands; conv_im2col.wgsl for the gather).
 #include "ops/linear/gemm_cpu_body.wgsl"
 #include "ops/conv/conv_im2col.wgsl"
+#include "ops/conv/conv_epilogue.wgsl"
 
 var<private> b_base : u32;   // this image's offset in x
 var<private> px : vec2<i32>;  // this column's window origin

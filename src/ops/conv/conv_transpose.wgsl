@@ -3,22 +3,10 @@
 //   out[n, o, oy, ox] = bias[o] + sum_{c < cpg, ky, kx} W[g*cpg + c, o % opg, ky, kx] * x[n, g*cpg + c, iy, ix]
 //   g = o / opg, where oy = iy*sh - ph + ky*dh (likewise x), i.e. iy = (oy + ph - ky*dh) / sh when divisible
 //   and in range. Here C = input channels (cpg = C / groups), O = output channels (opg = O / groups); the
-//   weight is [C, O/groups, kh, kw] as in PyTorch and ONNX. 64-wide workgroups over a folded 1-D grid.
-#include "ops/common/index.wgsl"
-#include "ops/conv/conv_direct_io.wgsl"
+//   weight is [C, O/groups, kh, kw] as in PyTorch and ONNX. The body: conv_gather_body.wgsl.
+#include "ops/conv/conv_gather_body.wgsl"
 
-
-@compute @workgroup_size(64)
-fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
-        @builtin(local_invocation_index) lid : u32) {
-  let idx = linear_workgroup(wid, nwg) * 64u + lid;
-  if (idx >= p.total) {
-    return;
-  }
-  let ox = idx % p.OW;
-  let oy = (idx / p.OW) % p.OH;
-  let o = (idx / (p.OW * p.OH)) % p.O;
-  let n = idx / (p.OW * p.OH * p.O);
+fn conv_gather(n : u32, o : u32, oy : u32, ox : u32) -> f32 {
   let g = o / p.opg;
   let ol = o % p.opg;
   var acc = 0.0;
@@ -46,8 +34,5 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
       }
     }
   }
-  if (p.has_bias != 0u) {
-    acc += bias[o];
-  }
-  out[idx] = acc;
+  return acc;
 }

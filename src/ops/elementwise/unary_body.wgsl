@@ -3,6 +3,7 @@
 //   fn unary_op(v : f32) -> f32
 // (it may read the op's scalar parameters p.p0, p.p1; host side: ops/elementwise/unary.cpp).
 #include "ops/common/index.wgsl"
+#include "ops/common/sigmoid.wgsl"
 
 struct Params {
   n : u32,
@@ -26,14 +27,6 @@ fn erf_approx(v : f32) -> f32 {
   return s * y;
 }
 
-fn sigmoid(v : f32) -> f32 {
-  // Stable for large |v|: exp of a non-positive number only.
-  if (v >= 0.0) {
-    return 1.0 / (1.0 + exp(-v));
-  }
-  let e = exp(v);
-  return e / (1.0 + e);
-}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,

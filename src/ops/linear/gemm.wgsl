@@ -5,6 +5,7 @@
 // B_MODE 1: B(k,n) = W[n][k] of a q4gsw weight (ops/linear/q4gsw.h): b = qweight words, row stride b_sn
 //   words, scales row stride s_sn, group size `group`; requires K % 32 == 0 (so one scale per 32-k slice).
 #include "ops/linear/gemm_tiled_body.wgsl"
+#include "ops/linear/gemm_epilogue_none.wgsl"
 
 override B_MODE : u32 = 0u;
 override B_KFAST : bool = true;

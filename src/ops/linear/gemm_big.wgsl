@@ -17,6 +17,7 @@ const TILE_N = 128u;
 const KS = 16u;       // k per staged slice
 
 #include "ops/linear/gemm_params.wgsl"
+#include "ops/linear/gemm_epilogue_none.wgsl"
 
 override B_MODE : u32 = 0u;
 

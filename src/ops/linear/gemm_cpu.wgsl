@@ -5,6 +5,7 @@
 //   scales row stride s_sn, group size `group`; one word per 8 k, decoded in registers; requires K % group == 0
 //   and group % 8 == 0.
 #include "ops/linear/gemm_cpu_body.wgsl"
+#include "ops/linear/gemm_epilogue_none.wgsl"
 
 override B_MODE : u32 = 0u;
 

@@ -62,7 +62,7 @@ fn store_quad(acc : vec4<f32>, m : u32, n : u32, z : u32) {
       if (p.has_bias != 0u) {
         v += p.beta * bias[p.bias_off + z * p.bias_sb + gm * p.bias_sm + n * p.bias_sn];
       }
-      c[p.c_off + z * p.c_sb + gm * p.c_sm + n * p.c_sn] = v;
+      c[p.c_off + z * p.c_sb + gm * p.c_sm + n * p.c_sn] = gemm_epilogue(v);
     }
   }
 }

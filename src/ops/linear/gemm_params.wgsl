@@ -30,11 +30,12 @@ fn gemm_tile(wid : vec3<u32>, nwg : vec3<u32>, tile_m : u32, tile_n : u32) -> Ge
   return GemmTile(wid.z * (nwg.y / tiles_m) + wid.y / tiles_m, (wid.y % tiles_m) * tile_m, wid.x * tile_n);
 }
 
-// Writes alpha * v (+ beta * bias) to C(z, gm, gn) (c_base = c_off + z*c_sb, bias_base = bias_off + z*bias_sb).
+// Writes gemm_epilogue(alpha * v (+ beta * bias)) to C(z, gm, gn); the including kernel defines the hook
+// (gemm_epilogue_none.wgsl, or conv/conv_epilogue.wgsl) (c_base = c_off + z*c_sb, bias_base = bias_off + z*bias_sb).
 fn gemm_store(gm : u32, gn : u32, v : f32, c_base : u32, bias_base : u32) {
   var o = p.alpha * v;
   if (p.has_bias != 0u) {
     o += p.beta * bias[bias_base + gm * p.bias_sm + gn * p.bias_sn];
   }
-  c[c_base + gm * p.c_sm + gn * p.c_sn] = o;
+  c[c_base + gm * p.c_sm + gn * p.c_sn] = gemm_epilogue(o);
 }
