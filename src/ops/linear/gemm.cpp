@@ -50,6 +50,18 @@ GemmConfig gemm_big_config() {
   return c;
 }
 
+webgpu::KernelSpec gemm_mmq_kernel() { return {"ops/linear/gemm_mmq.wgsl", "main", {}, {}}; }
+
+GemmConfig gemm_mmq_config() {
+  GemmConfig c;
+  const webgpu::KernelSpec k = gemm_mmq_kernel();
+  c.tile_m = webgpu::PipelineCache::value(k, "TILE_M");
+  c.tile_n = webgpu::PipelineCache::value(k, "TILE_N");
+  return c;
+}
+
+webgpu::KernelSpec quantize_q8_kernel() { return {"ops/linear/quantize_q8.wgsl", "main", {}, {}}; }
+
 webgpu::KernelSpec gemm_variant(const GemmConfig& cfg, const char* tiled, const char* cpu) {
   if (cfg.kind == GemmConfig::Kind::Cpu) return {cpu, "main", {{"RQ", double(cfg.rq)}, {"WG", double(cfg.wg)}}, {}};
   return {tiled, "main", {}, {}};
