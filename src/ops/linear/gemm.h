@@ -78,13 +78,13 @@ GemmConfig gemm_config(const webgpu::GemmTuning& t);
 // The device's policy choice (dev.tuning().gemm).
 GemmConfig gemm_config(const webgpu::Device& dev);
 
-// q4: B is a q4gsw weight (K % group == 0). b_k_fast: B's k stride is the small one (weights [N, K]); the Tiled
-// kernel stages B accordingly (the Cpu kernel ignores it).
-webgpu::KernelSpec gemm_kernel(const GemmConfig& cfg, bool q4, bool b_k_fast = true);
+// q4: B is a q4gsw weight (K % group == 0), its scales f16 pairs (scale_f16) or f32 (q4gsw_scale.wgsl). b_k_fast:
+// B's k stride is the small one (weights [N, K]); the Tiled kernel stages B accordingly (the Cpu kernel ignores it).
+webgpu::KernelSpec gemm_kernel(const GemmConfig& cfg, bool q4, bool b_k_fast = true, bool scale_f16 = false);
 
 // The register-blocked 128x128 kernel (ops/linear/gemm_big.wgsl; GPUs, linear layers with many output tiles,
 // tuning gemm.big_min_tiles): B loaders f32 [N, K] (k fast) or q4gsw (K % 16 == 0, group % 16 == 0).
-webgpu::KernelSpec gemm_big_kernel(bool q4);
+webgpu::KernelSpec gemm_big_kernel(bool q4, bool scale_f16 = false);
 GemmConfig gemm_big_config();  // Kind Tiled with the big kernel's tile (for gemm_grid)
 
 // "<shader>:<entry>" of both GEMM kernels, for the OpDef.kernels of ops that dispatch gemm_kernel.

@@ -1,5 +1,7 @@
 // Parameters and bindings shared by the GEMM kernel bodies (gemm_tiled_body.wgsl, gemm_cpu_body.wgsl); GemmParams
 // in gemm.h. a, b (f32 or q4gsw words as u32), scales (q4), bias, c, params.
+#include "ops/linear/q4gsw_scale.wgsl"
+
 struct Params {
   M : u32, N : u32, K : u32, batch : u32,
   a_off : u32, a_sb : u32, a_sm : u32, a_sk : u32,
@@ -12,7 +14,7 @@ struct Params {
 
 @group(0) @binding(0) var<storage, read> a : array<f32>;
 @group(0) @binding(1) var<storage, read> b : array<u32>;
-@group(0) @binding(2) var<storage, read> scales : array<f32>;
+@group(0) @binding(2) var<storage, read> scales : array<u32>;  // q4: q4gsw_scale()
 @group(0) @binding(3) var<storage, read> bias : array<f32>;
 @group(0) @binding(4) var<storage, read_write> c : array<f32>;
 @group(0) @binding(5) var<uniform> p : Params;
