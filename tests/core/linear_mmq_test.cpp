@@ -1,6 +1,6 @@
 // The int8 prefill GEMM (route 3 of et_vk.linear_q4gsw.default: quantize_q8.wgsl + gemm_mmq.wgsl) on the real
 // adapter, forced on through the tuning policy (lavapipe's rule keeps its CPU GEMM), against the double reference
-// on the dequantized weights with x unquantized.
+// on the dequantized weights with x unquantized; f32 scales and f16 scale pairs (q4gsw_scale.wgsl).
 // Tolerance, derived from the activation quantization (quantize_q8.wgsl): each x[m][k] is replaced by q * d with
 // d = max |x| of its 32-k block / 127 and |x - q d| <= d / 2 (plus the f32 roundings of 127 / max and x * that,
 // well below 1e-4 d), and the block sums are exact integers, so
@@ -18,6 +18,7 @@
 #include "ops/linear/q4gsw.h"
 #include "ops_a_test_util.h"
 #include "reference/ops_a_reference.h"
+#include "util/half.h"
 #include "webgpu/device.h"
 #include "webgpu/tuning.h"
 
@@ -56,14 +57,18 @@ struct Mmq {
   int64_t N = 0, K = 0;
 };
 
+// f16: the scales uploaded as f16 pairs (what the GGUF loader does), the reference decoding with the rounded ones.
 Mmq make_mmq(int64_t max_m, int64_t K, int64_t N, int64_t G, bool with_bias, uint32_t seed,
-             const webgpu::Tuning& t = mmq_tuning()) {
+             const webgpu::Tuning& t = mmq_tuning(), bool f16 = false) {
   Graph g;
   Mmq L;
   L.N = N;
   L.K = K;
   L.x = g.input("x", DType::F32, {max_m, K});
   ops::Q4gswWeights q = ops::q4gsw_quantize(group_scaled_w(N, K, G, seed), N, K, G);
+  std::vector<uint16_t> s16;
+  if (f16)
+    for (float& s : q.scales) s16.push_back(f32_to_f16(s)), s = f16_to_f32(s16.back());
   L.w = ref::q4gsw_decode(q.qweight, q.scales, N, K, G);
   ValueId bias = g.none();
   if (with_bias) {
@@ -71,7 +76,8 @@ Mmq make_mmq(int64_t max_m, int64_t K, int64_t N, int64_t G, bool with_bias, uin
     bias = g.constant("bias", DType::F32, {N}, ConstantData::from_vector(L.bias));
   }
   ValueId qw = g.constant("qweight", DType::U32, {N, K / 8}, ConstantData::from_vector(q.qweight));
-  ValueId sc = g.constant("scales", DType::F32, {N, K / G}, ConstantData::from_vector(q.scales));
+  ValueId sc = f16 ? g.constant("scales", DType::F16, {N, K / G}, ConstantData::from_vector(std::move(s16)))
+                   : g.constant("scales", DType::F32, {N, K / G}, ConstantData::from_vector(q.scales));
   L.out = g.tensor_like(DType::F32, "out");
   g.op("et_vk.linear_q4gsw.default", {L.x, qw, sc, g.int_value(G), bias, L.out}, "lin");
   g.output(L.out);
@@ -137,6 +143,23 @@ TEST(LinearMmq, OddSizesWithinQuantizationBound) {
     Mmq L = make_mmq(c.M, c.K, c.N, c.G, c.bias, seed++);
     EXPECT_EQ(check_rows(L, c.M, seed++, what), 0) << what;
   }
+}
+
+TEST(LinearMmq, F16ScalesOddGroupCounts) {
+  if (!gpu().has_packed_dot()) GTEST_SKIP() << "no packed_4x8_integer_dot_product";
+  // K / G = 5, 3 and 3 groups per row (rows start mid-word in the f16 pairs), odd N, and a binding split whose
+  // chunks start at 256-row multiples.
+  const std::vector<Case> cases = {{129, 160, 67, 32, true}, {200, 192, 301, 64, false}, {33, 384, 255, 128, true}};
+  uint32_t seed = 70;
+  for (const Case& c : cases) {
+    const std::string what = fmt::format("f16 scales M {} K {} N {} G {}", c.M, c.K, c.N, c.G);
+    Mmq L = make_mmq(c.M, c.K, c.N, c.G, c.bias, seed++, mmq_tuning(), true);
+    EXPECT_EQ(check_rows(L, c.M, seed++, what), 0) << what;
+  }
+  webgpu::Tuning t = mmq_tuning();
+  t.max_binding_bytes = 32768;  // rows of 80 bytes: chunks of 256, 256 and 89 rows
+  Mmq L = make_mmq(140, 160, 601, 32, false, 80, t, true);
+  EXPECT_EQ(check_rows(L, 140, 81, "f16 scales split"), 0);
 }
 
 TEST(LinearMmq, ScalesAppliedWronglyBreakTheBound) {

@@ -14,17 +14,18 @@
 // staging. Grid: x = ceil(N/128), y = ceil(M/128), z = 1 (batch 1: linear layers). Out-of-range rows, columns
 // and blocks are staged as zeros and not written: any M, N and K % 32 == 0.
 // Bindings: 0 qA (u32 vec4s, quantize_q8's xq, row m at block m * K/32), 1 b (q4gsw words, row n at word
-// n * b_sn), 2 scales (f32, row n at n * s_sn, group `group`), 3 bias, 4 c, 5 params (GemmParams; a_* unused,
+// n * b_sn), 2 scales (f16 pairs or f32, read through q4gsw_scale: group g of row n at n * s_sn + g), 3 bias, 4 c, 5 params (GemmParams; a_* unused,
 // the activations are contiguous [M, K]), 6 dA (quantize_q8's xd: vec2(d, d * sum q) per block).
 const TILE_M = 128u;  // outputs per workgroup (read by the host for the grid, gemm.h)
 const TILE_N = 128u;
 const NB = 2u;        // 32-k blocks per staged slice (1 or 2: the scale staging covers 256 / NB rows)
 
 #include "ops/linear/gemm_common.wgsl"
+#include "ops/linear/q4gsw_scale.wgsl"
 
 @group(0) @binding(0) var<storage, read> qa : array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read> b : array<u32>;
-@group(0) @binding(2) var<storage, read> scales : array<f32>;
+@group(0) @binding(2) var<storage, read> scales : array<u32>;  // q4gsw_scale()
 @group(0) @binding(3) var<storage, read> bias : array<f32>;
 @group(0) @binding(4) var<storage, read_write> c : array<f32>;
 @group(0) @binding(5) var<uniform> p : Params;
@@ -35,11 +36,6 @@ var<workgroup> As : array<vec4<u32>, 256u * NB>;
 var<workgroup> Bs : array<vec4<u32>, 256u * NB>;
 var<workgroup> Sa : array<vec4<f32>, 32u * NB>;  // [blk][m/4] activation scales
 var<workgroup> Sb : array<vec4<f32>, 32u * NB>;  // [blk][n/4] weight scales
-
-// The scale of q4gsw row n's group g (the one place that reads the scales' storage).
-fn q4_scale(n : u32, g : u32) -> f32 {
-  return scales[n * p.s_sn + g];
-}
 
 // 4 codes 0..15 in the low nibbles of the bytes of v -> the 4 signed bytes code - 8 (bit 3 of code ^ 8 marks a
 // negative result, whose high nibble must then be all ones: 8 * 30 = 0xF0, no carry between bytes).
@@ -95,7 +91,7 @@ fn load_slice(kb0 : u32, m0 : u32, n0 : u32, lid : u32) {
       sa = da[gm * KB + kb].x;
     }
     if (gn < p.N && kb < KB) {
-      sb = q4_scale(gn, (kb * 32u) / p.group);
+      sb = q4gsw_scale(gn * p.s_sn + (kb * 32u) / p.group);
     }
     Sa[sblk * 32u + sm / 4u][sm % 4u] = sa;
     Sb[sblk * 32u + sm / 4u][sm % 4u] = sb;
@@ -157,29 +153,25 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
       let sa1 = Sa[blk * 32u + 16u + ty];
       let sb0 = Sb[blk * 32u + tx];
       let sb1 = Sb[blk * 32u + 16u + tx];
-      for (var r = 0u; r < 4u; r++) {
-        acc[r * 2u] += vec4<f32>(ip[r * 2u]) * (sa0[r] * sb0);
-        acc[r * 2u + 1u] += vec4<f32>(ip[r * 2u + 1u]) * (sa0[r] * sb1);
-        acc[8u + r * 2u] += vec4<f32>(ip[8u + r * 2u]) * (sa1[r] * sb0);
-        acc[8u + r * 2u + 1u] += vec4<f32>(ip[8u + r * 2u + 1u]) * (sa1[r] * sb1);
-      }
+      // written out (constant indices keep acc and ip in registers)
+      acc[0] += vec4<f32>(ip[0]) * (sa0.x * sb0);
+      acc[1] += vec4<f32>(ip[1]) * (sa0.x * sb1);
+      acc[2] += vec4<f32>(ip[2]) * (sa0.y * sb0);
+      acc[3] += vec4<f32>(ip[3]) * (sa0.y * sb1);
+      acc[4] += vec4<f32>(ip[4]) * (sa0.z * sb0);
+      acc[5] += vec4<f32>(ip[5]) * (sa0.z * sb1);
+      acc[6] += vec4<f32>(ip[6]) * (sa0.w * sb0);
+      acc[7] += vec4<f32>(ip[7]) * (sa0.w * sb1);
+      acc[8] += vec4<f32>(ip[8]) * (sa1.x * sb0);
+      acc[9] += vec4<f32>(ip[9]) * (sa1.x * sb1);
+      acc[10] += vec4<f32>(ip[10]) * (sa1.y * sb0);
+      acc[11] += vec4<f32>(ip[11]) * (sa1.y * sb1);
+      acc[12] += vec4<f32>(ip[12]) * (sa1.z * sb0);
+      acc[13] += vec4<f32>(ip[13]) * (sa1.z * sb1);
+      acc[14] += vec4<f32>(ip[14]) * (sa1.w * sb0);
+      acc[15] += vec4<f32>(ip[15]) * (sa1.w * sb1);
     }
     workgroupBarrier();
   }
-  let c_base = p.c_off;
-  let bias_base = p.bias_off;
-  for (var r = 0u; r < 8u; r++) {
-    let gm = m0 + (r / 4u) * 64u + ty * 4u + r % 4u;
-    if (gm >= p.M) {
-      continue;
-    }
-    for (var h = 0u; h < 2u; h++) {
-      for (var j = 0u; j < 4u; j++) {
-        let gn = n0 + h * 64u + tx * 4u + j;
-        if (gn < p.N) {
-          gemm_store(gm, gn, acc[r * 2u + h][j], c_base, bias_base);
-        }
-      }
-    }
-  }
+  gemm_store_8x8(acc, m0, n0, tx, ty, p.c_off, p.bias_off);
 }

@@ -1,10 +1,12 @@
 // Linear layers, f32 activations:
 //   aten.linear.default(x [..., K] f32, weight [N, K] f32, bias [N] f32 | None, out [..., N] f32)
 //       out = x @ weight^T + bias (PyTorch nn.Linear layout).
-//   et_vk.linear_q4gsw.default(x [..., K] f32, qweight u32 [N, K/8] (or q4 [N, K]), scales f32 [N, K/G],
+//   et_vk.linear_q4gsw.default(x [..., K] f32, qweight u32 [N, K/8] (or q4 [N, K]), scales f16 or f32 [N, K/G],
 //                              group_size int G, bias [N] f32 | None, out [..., N] f32)
 //       the same with W[n][k] = (code - 8) * scales[n][k/G] in the q4gsw layout (ops/linear/q4gsw.h);
-//       G in {32, 64, 128}, K a multiple of G (build errors otherwise).
+//       G in {32, 64, 128}, K a multiple of G (build errors otherwise). f16 scales (what the GGUF loader uploads:
+//       Q4_0's own block scales) halve the scale bytes; every kernel reads either through q4gsw_scale
+//       (q4gsw_scale.wgsl, override SCALE_F16).
 // Routes, chosen at every execute from the live M = numel(x) / K:
 //   0 (M <= 8: decode, short prompts): cooperative GEMV, one grid layer per row (gemv_f32.wgsl; q4: one of three
 //     kernels, see q4_gemv_spec below); f32 needs K % 4 == 0, else the GEMM route also serves M == 1;
@@ -40,17 +42,19 @@ WGRT_UNIFORM(GemvParams, N, K, group, has_bias, n_base, nwg, out_stride, pad1);
 // where the policy's choice cannot run here: the int8 kernel's staged x does not fit the device's workgroup memory
 // (reflected from the kernel's WGSL at these overrides), or no subgroups. x is staged for the f32-decode kernel
 // where the shape asks for it and it fits. A forced shape (WGRT_GEMV_Q4 / _SG) that does not fit is an error.
-webgpu::KernelSpec q4_gemv_spec(const OpBuilder& b, int64_t N, int64_t K) {
+webgpu::KernelSpec q4_gemv_spec(const OpBuilder& b, int64_t N, int64_t K, bool scale_f16) {
   const webgpu::Tuning& t = b.device().tuning();
   const uint64_t smem = b.device().limits().maxComputeWorkgroupStorageSize;
   auto fits = [&](const webgpu::KernelSpec& s) { return webgpu::PipelineCache::reflect(s).workgroup_bytes <= smem; };
-  auto shaped = [](const char* shader, const webgpu::GemvQ4Shape& q, const char* extra, double extra_v) {
-    return webgpu::KernelSpec{shader, "main", {{"RPT", double(q.rpt)}, {"TK", double(q.tk)}, {"TR", double(q.tr)}, {extra, extra_v}}, {}};
+  const double f16 = scale_f16 ? 1.0 : 0.0;
+  auto shaped = [f16](const char* shader, const webgpu::GemvQ4Shape& q, const char* extra, double extra_v) {
+    return webgpu::KernelSpec{shader, "main", {{"RPT", double(q.rpt)}, {"TK", double(q.tk)}, {"TR", double(q.tr)}, {extra, extra_v},
+                                               {"SCALE_F16", f16}}, {}};
   };
   webgpu::Q4GemvKernel k = t.q4_gemv;
   if (k == webgpu::Q4GemvKernel::Subgroup) {
     const webgpu::GemvQ4SgShape sg = t.gemv_q4_sg_shape(N, K);
-    webgpu::KernelSpec s{"ops/linear/gemv_q4_sg.wgsl", "main", {{"RPT", double(sg.rpt)}, {"BW", double(sg.bw)}, {"KS", double(sg.ks)}}, {}};
+    webgpu::KernelSpec s{"ops/linear/gemv_q4_sg.wgsl", "main", {{"RPT", double(sg.rpt)}, {"BW", double(sg.bw)}, {"KS", double(sg.ks)}, {"SCALE_F16", f16}}, {}};
     if (b.device().has_subgroups() && fits(s)) return s;
     b.check(!t.gemv_q4_sg_forced, "the forced subgroup GEMV shape {},{},{} does not fit this device", sg.rpt, sg.bw, sg.ks);
     k = webgpu::Q4GemvKernel::Workgroup;
@@ -96,6 +100,7 @@ void build_linear(OpBuilder& b, bool q4) {
   b.check(numel(xd) < (int64_t(1) << 32), "x '{}' {} has too many elements", b.tensor(0).name, dims_str(xd));
   int64_t N = 0, G = 0;
   uint64_t row_bytes = 0, scale_row_bytes = 0;
+  bool scale_f16 = false;
   const TensorValue& w = b.tensor(wi);
   if (q4) {
     G = b.int_arg(3);
@@ -110,10 +115,12 @@ void build_linear(OpBuilder& b, bool q4) {
     }
     N = w.dims[0];
     const TensorValue& s = b.tensor(si);
-    b.check(s.dtype == DType::F32, "scales '{}' must be f32, got {}", s.name, dtype_name(s.dtype));
+    b.check(s.dtype == DType::F32 || s.dtype == DType::F16, "scales '{}' must be f16 or f32, got {}", s.name,
+            dtype_name(s.dtype));
     b.check(s.dims == Dims{N, K / G}, "scales '{}' {} must be [{}, {}]", s.name, dims_str(s.dims), N, K / G);
+    scale_f16 = s.dtype == DType::F16;
     row_bytes = uint64_t(K) / 2;
-    scale_row_bytes = uint64_t(K / G) * 4;
+    scale_row_bytes = uint64_t(K / G) * (scale_f16 ? 2 : 4);
   } else {
     b.check(w.dtype == DType::F32, "weight '{}' must be f32, got {}", w.name, dtype_name(w.dtype));
     b.check(w.dims.size() == 2 && w.dims[1] == K, "weight '{}' {} must be [N, {}] (nn.Linear layout, K = last dim of x)",
@@ -132,7 +139,7 @@ void build_linear(OpBuilder& b, bool q4) {
   const bool split = chunks.size() > 1;
 
   const webgpu::KernelSpec gemv_spec =
-      q4 ? q4_gemv_spec(b, N, K)
+      q4 ? q4_gemv_spec(b, N, K, scale_f16)
          : webgpu::KernelSpec{"ops/linear/gemv_f32.wgsl", "main", {{"RPT", double(b.device().tuning().gemv_f32_rpt)}}, {}};
   // Rows per GEMV workgroup: the kernel's ROWS_PER_WG at these overrides (its WGSL is the one source).
   const uint32_t gemv_rows = webgpu::PipelineCache::value(gemv_spec, "ROWS_PER_WG");
@@ -172,8 +179,11 @@ void build_linear(OpBuilder& b, bool q4) {
     Binding wb = split ? Binding::tensor_range(b.arg(wi), uint64_t(c.n0) * row_bytes, uint64_t(c.rows) * row_bytes)
                        : Binding::tensor(b.arg(wi));
     Binding sb = x;
+    // Chunks start at multiples of 256 rows, so an f16 slice starts on a word (and a 256-byte offset); the last
+    // one may end mid-word: its size is rounded up to the word, which the buffer (4-byte padded) holds.
     if (q4)
-      sb = split ? Binding::tensor_range(b.arg(si), uint64_t(c.n0) * scale_row_bytes, uint64_t(c.rows) * scale_row_bytes)
+      sb = split ? Binding::tensor_range(b.arg(si), uint64_t(c.n0) * scale_row_bytes,
+                                         (uint64_t(c.rows) * scale_row_bytes + 3) / 4 * 4)
                  : Binding::tensor(b.arg(si));
     if (has_gemv) {
       r.gemv_u = b.uniform<GemvParams>();
@@ -181,9 +191,9 @@ void build_linear(OpBuilder& b, bool q4) {
       else r.gemv_d = b.dispatch(gemv_spec, {x, wb, bias, out, r.gemv_u}, 0);
     }
     r.gemm_u = b.uniform<GemmParams>();
-    r.gemm_d = b.dispatch(gemm_kernel(gemm_cfg, q4), {x, wb, sb, bias, out, r.gemm_u}, 1);
-    if (has_big) r.big_d = b.dispatch(gemm_big_kernel(q4), {x, wb, sb, bias, out, r.gemm_u}, 2);
-    if (has_mmq) r.mmq_d = b.dispatch(gemm_mmq_kernel(), {qa, wb, sb, bias, out, r.gemm_u, da}, 3);
+    r.gemm_d = b.dispatch(gemm_kernel(gemm_cfg, q4, true, scale_f16), {x, wb, sb, bias, out, r.gemm_u}, 1);
+    if (has_big) r.big_d = b.dispatch(gemm_big_kernel(q4, scale_f16), {x, wb, sb, bias, out, r.gemm_u}, 2);
+    if (has_mmq) r.mmq_d = b.dispatch(gemm_mmq_kernel(scale_f16), {qa, wb, sb, bias, out, r.gemm_u, da}, 3);
     refs.push_back(r);
   }
 
