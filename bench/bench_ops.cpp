@@ -3,7 +3,8 @@
 //   q4gsw GEMV (M = 1)   K x N = 2048x2048, 2048x8192, 8192x2048, 2048x128256 (the last one is split into
 //                        binding chunks where maxStorageBufferBindingSize is 128 MiB)
 //   f32 GEMV             2048x2048
-//   GEMM (f32 and q4)    M = 128, 512 at K = N = 2048
+//   GEMM (f32 and q4)    M = 128, 512 at K = N = 2048; q4 also M = 2048, the 1B's MLP shapes and a small
+//                        K/V projection (WGRT_GEMM_MMQ=0 / 1 compare the f32 and int8 prefill kernels)
 //   vec4 copy            the code bytes of each q4 weight (capped at the binding limit): the bandwidth reference
 //   vec4 read            the total bytes of each q4 GEMV (read only, nothing stored): the read ceiling
 // Counters: GB/s (bytes the kernel must read, plus written for copy), GFLOP/s (2 M N K), and a summary line
@@ -219,7 +220,8 @@ BENCHMARK(BM_Read)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Arg(2048 * 2048 * 5 / 8)->Arg(2048 * 8192 * 5 / 8)->Arg(int64_t(2048) * 128256 * 5 / 8);
 BENCHMARK(BM_GemvF32)->UseManualTime()->Unit(benchmark::kMicrosecond)->Args({2048, 2048});
 BENCHMARK(BM_Gemm)->UseManualTime()->Unit(benchmark::kMicrosecond)
-    ->Args({128, 2048, 2048, 0})->Args({512, 2048, 2048, 0})->Args({128, 2048, 2048, 1})->Args({512, 2048, 2048, 1});
+    ->Args({128, 2048, 2048, 0})->Args({512, 2048, 2048, 0})->Args({128, 2048, 2048, 1})->Args({512, 2048, 2048, 1})
+    ->Args({2048, 2048, 2048, 1})->Args({512, 2048, 8192, 1})->Args({512, 8192, 2048, 1})->Args({512, 896, 128, 1});
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);

@@ -221,7 +221,7 @@ Q4gsw repack_q4_0_to_q4gsw(std::span<const uint8_t> data, uint64_t rows, uint64_
   auto repack_range = [&](uint64_t b0, uint64_t b1) {
     for (uint64_t b = b0; b < b1; ++b) {
       const uint8_t* blk = data.data() + b * 18;
-      r.scales[b] = f16_to_f32(load_u16(blk));
+      r.scales[b] = load_u16(blk);
       // Byte j of the block holds q[j] (low nibble) and q[j + 16] (high nibble); word w of q4gsw holds
       // q[8w..8w+7], element 8w+i in bits 4i..4i+3. Gather 8 nibbles of a 64-bit load into one word.
       uint64_t lo, hi;

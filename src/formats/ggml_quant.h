@@ -40,17 +40,19 @@ std::vector<uint8_t> quantize_q8_0(std::span<const float> x);
 // group size G = 32 along K (K % 32 == 0):
 //   qweight: N*K/8 uint32 words, row-major [N][K/8]; word w of row n holds elements k = 8w..8w+7, element
 //            8w+j in bits 4j..4j+3 (low nibble first), unsigned q in [0,15];
-//   scales:  N*(K/32) floats, row-major [N][K/32];
-//   value(n,k) = (q(n,k) - 8) * scales[n*(K/32) + k/32].
+//   scales:  N*(K/32) IEEE f16 bit patterns, row-major [N][K/32] (uploaded as a DType::F16 tensor; the kernels
+//            read them with q4gsw_scale, ops/linear/q4gsw_scale.wgsl);
+//   value(n,k) = (q(n,k) - 8) * f16_to_f32(scales[n*(K/32) + k/32]).
 struct Q4gsw {
   static constexpr uint32_t kGroup = 32;
   uint64_t rows = 0, cols = 0;
   std::vector<uint32_t> qweight;
-  std::vector<float> scales;
+  std::vector<uint16_t> scales;  // f16 bits
 };
 
 // Repacks GGUF Q4_0 data of a [rows, cols] matrix (ne0 = cols) into q4gsw without requantizing: codes are
-// copied, scales are the f16 block scales widened to f32, so dequantized values are bit-identical.
+// copied, scales are the f16 block scales as they are, so dequantized values are bit-identical and the bytes
+// equal the file's (16 bytes of codes + 2 of scale per 32 weights, as a Q4_0 block).
 // Throws FormatError if data.size() != rows*cols/32*18 or cols % 32 != 0. Any thread; matrices of more than
 // 32768 blocks are split over up to hardware_concurrency worker threads (joined before it returns).
 Q4gsw repack_q4_0_to_q4gsw(std::span<const uint8_t> data, uint64_t rows, uint64_t cols, const std::string& name);

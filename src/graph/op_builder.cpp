@@ -146,7 +146,8 @@ DispatchRef OpBuilder::dispatch(webgpu::KernelSpec spec, std::vector<Binding> bi
       if (b.size) {
         const auto& t = s_.graph.tensor_at(b.index);
         uint64_t align = s_.dev.limits().minStorageBufferOffsetAlignment;
-        check(b.offset % std::max<uint64_t>(align, 1) == 0 && b.size % 4 == 0 && b.offset + b.size <= t.max_bytes(),
+        // The end may round up to the word that holds the tensor's last bytes (f16 data): buffers are padded to 16.
+        check(b.offset % std::max<uint64_t>(align, 1) == 0 && b.size % 4 == 0 && b.offset + b.size <= (t.max_bytes() + 3) / 4 * 4,
               "binding range [{}, {}) of tensor '{}' ({} bytes) is out of bounds or misaligned (offset alignment {})",
               b.offset, b.offset + b.size, t.name, t.max_bytes(), align);
       }

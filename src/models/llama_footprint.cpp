@@ -33,14 +33,14 @@ LlamaFootprint llama_footprint(const WeightSource& w, const LlamaGraphOptions& o
     return o.weights == WeightPolicy::Auto && !q4(t) && t.type != GgmlType::F32 && t.shape.size() == 2 && b &&
            t.cols() % b->elems == 0;
   };
-  // One weight constant (q4gsw: qweight and scales are separate buffers).
+  // One weight constant (q4gsw: qweight and f16 scales are separate buffers).
   auto weight = [&](const std::string& name, uint64_t elems, bool as_q4, bool bound, uint64_t raw_bytes = 0) {
     const uint64_t before = f.gpu_bytes;
     if (raw_bytes) {
       add(name, raw_bytes, true, bound);
     } else if (as_q4) {
       add(name + ".qweight", elems / 2, true, bound);
-      add(name + ".scales", elems / 8, true, bound);
+      add(name + ".scales", (elems / 32 * 2 + 3) / 4 * 4, true, bound);  // f16, one per 32 weights
     } else {
       add(name, elems * 4, true, bound);
     }

@@ -3,7 +3,7 @@
 // created (a --ctx of 2^26, or an F32 1B model on an adapter with 1 GiB bindings, used to spend seconds and
 // gigabytes first).
 //
-// Counted: every weight constant as uploaded (f32, q4gsw u32 qweight + f32 scales for Q4_0 kept 4-bit, or the
+// Counted: every weight constant as uploaded (f32, q4gsw u32 qweight + f16 scales for Q4_0 kept 4-bit, or the
 // file's bytes for the types the block-format kernels decode; gate/up stacked when both are stored alike, as
 // the builder does), the K and V cache of each layer ([C, n_kv_heads, head_dim] f32), the RoPE cos/sin
 // tables ([C, head_dim/2] f32 each; a second pair for sliding-window layers), the split-KV attention partials

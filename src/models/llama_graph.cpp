@@ -24,7 +24,7 @@ class Builder {
   struct Matrix {
     bool q4 = false;
     int64_t wtype = -1;                // ggml type id of raw blocks kept as they are in the file
-    ValueId weight = -1, scales = -1;  // q4: qweight u32 [N, K/8], scales f32 [N, K/32]; ggml: u32 [words]
+    ValueId weight = -1, scales = -1;  // q4: qweight u32 [N, K/8], scales f16 [N, K/32]; ggml: u32 [words]
     int64_t n = 0, k = 0;
   };
 
@@ -91,9 +91,9 @@ class Builder {
         q.scales.insert(q.scales.end(), more.scales.begin(), more.scales.end());
       }
       m.q4 = true;
-      out_.weight_bytes += q.qweight.size() * 4 + q.scales.size() * 4;
+      out_.weight_bytes += q.qweight.size() * 4 + (q.scales.size() * 2 + 3) / 4 * 4;
       m.weight = g().constant(name + ".qweight", DType::U32, {m.n, m.k / 8}, ConstantData::from_vector(std::move(q.qweight)));
-      m.scales = g().constant(name + ".scales", DType::F32, {m.n, m.k / 32}, ConstantData::from_vector(std::move(q.scales)));
+      m.scales = g().constant(name + ".scales", DType::F16, {m.n, m.k / 32}, ConstantData::from_vector(std::move(q.scales)));
     } else {
       std::vector<float> f = parts[0]->to_f32();
       for (size_t i = 1; i < parts.size(); ++i) {

@@ -38,6 +38,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // CPU drivers emulate workgroup memory and barriers and gather every lane-varying load (gemm_cpu.wgsl).
   if (f.cpu_adapter && t.gemm_cpu_supported) t.gemm.kind = GemmTuning::Kind::Cpu;
   t.gemm.big_min_tiles = 64;
+  t.gemm.mmq_min_tiles = !f.cpu_adapter && f.packed_dot ? 1 : 0;
   // The int8 kernel measured 1.2-1.35x slower than the f32 one on lavapipe; on GPUs it is the fastest.
   t.q4_gemv = !f.cpu_adapter && f.packed_dot ? Q4GemvKernel::Int8 : Q4GemvKernel::Workgroup;
   t.max_binding_bytes = f.max_storage_binding;
@@ -57,12 +58,14 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
       throw InvalidArgument(
           "WGRT_GEMM selects the cpu GEMM kernel, which needs subgroups of at least 8 invocations; this adapter has "
           "none (unset WGRT_GEMM or use tiled)");
-    const uint32_t big = t.gemm.big_min_tiles;  // WGRT_GEMM picks the kernel; WGRT_GEMM_BIG the big-tile rule
-    t.gemm = *o.gemm;
+    const uint32_t big = t.gemm.big_min_tiles, mmq = t.gemm.mmq_min_tiles;  // WGRT_GEMM picks the kernel;
+    t.gemm = *o.gemm;                                                         // WGRT_GEMM_BIG/_MMQ the tile rules
     t.gemm.big_min_tiles = big;
+    t.gemm.mmq_min_tiles = mmq;
   }
   if (o.sdpa_legacy) t.sdpa_legacy = *o.sdpa_legacy;
   if (o.gemm_big_min_tiles) t.gemm.big_min_tiles = *o.gemm_big_min_tiles;
+  if (o.gemm_mmq_min_tiles) t.gemm.mmq_min_tiles = *o.gemm_mmq_min_tiles;
   if (o.max_binding_bytes && *o.max_binding_bytes < t.max_binding_bytes) t.max_binding_bytes = *o.max_binding_bytes;
   if (o.submit_chunk) t.submit_chunk = *o.submit_chunk;
   if (o.decode_pipeline) t.decode_pipeline = *o.decode_pipeline;
@@ -83,6 +86,8 @@ std::string Tuning::describe() const {
   s += gemm.kind == GemmTuning::Kind::Cpu ? fmt::format("GEMM kernel: cpu (rq {}, wg {})\n", gemm.rq, gemm.wg)
                                           : fmt::format("GEMM kernel: tiled (linear: 128x128 register blocks from {} tiles)\n",
                                                         gemm.big_min_tiles);
+  s += gemm.mmq_min_tiles ? fmt::format("int8 GEMM (q4 linear prefill) from {} tiles\n", gemm.mmq_min_tiles)
+                          : std::string("int8 GEMM: off\n");
   s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes\n", gemv_max_rows, max_binding_bytes);
   s += fmt::format("attention: {}; split-KV decode from {} keys (chunks >= {} keys, ~{} workgroups); prefill chunk {} tokens\n",
                    sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash", sdpa_split_min_context,

@@ -13,6 +13,8 @@
 //     a CPU driver more than the reuse gains). Subgroup: RPT x BW x KS by N and K (gemv_q4_sg_shape).
 //   GEMM: the Cpu kernel (gemm_cpu.wgsl, rq 4, wg 64) on CPU adapters with subgroups of >= 8 lanes, else
 //     Tiled (gemm.wgsl); Tiled linear layers with >= 64 output tiles of 128x128 take gemm_big.wgsl.
+//   Int8 GEMM (q4gsw linear prefill): on GPUs with packed_4x8_integer_dot_product from 1 output tile (every
+//     GEMM-route q4 linear); off on CPU adapters (lavapipe keeps gemm_cpu.wgsl; WGRT_GEMM_MMQ forces it).
 //   Decode/prefill attention: flash attention (no score buffer); decode splits the keys from 256 keys of
 //     context into >= 64-key chunks for ~512 workgroups on GPUs; CPU adapters: see for_device.
 //     Encoder attention: 64 MiB of score scratch.
@@ -54,6 +56,10 @@ struct GemmTuning {
   // Tiled: the linear layers take the register-blocked 128x128 kernel (gemm_big.wgsl) when their output has at
   // least this many 128x128 tiles (0: never).
   uint32_t big_min_tiles = 0;
+  // q4gsw linear layers on the GEMM route (M > gemv_max_rows) take the int8 kernel (gemm_mmq.wgsl, activations
+  // quantized per 32-k block) when their output has at least this many 128x128 tiles (0: never) and the device
+  // has packed int8 dot products; it replaces the f32 kernels there (tiled, big, or cpu when forced).
+  uint32_t mmq_min_tiles = 0;
   bool operator==(const GemmTuning&) const = default;
 };
 
@@ -81,6 +87,7 @@ struct TuningOverrides {
   std::optional<int64_t> gemv_max_rows;           // WGRT_GEMV_MAX_ROWS = 0..8 (rows above take the GEMM)
   std::optional<bool> sdpa_legacy;                // WGRT_SDPA = flash | legacy
   std::optional<uint32_t> gemm_big_min_tiles;     // WGRT_GEMM_BIG = tiles (0 = off)
+  std::optional<uint32_t> gemm_mmq_min_tiles;     // WGRT_GEMM_MMQ = tiles (0 = off)
 };
 
 // Parses the tuning variables through `get` (name -> value or nullptr; std::getenv by default). Throws

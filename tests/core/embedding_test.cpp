@@ -8,6 +8,7 @@
 #include "ops/linear/q4gsw.h"
 #include "ops_a_test_util.h"
 #include "reference/ops_a_reference.h"
+#include "util/half.h"
 
 using namespace wgrt;
 using wgrt::test::gpu;
@@ -67,6 +68,28 @@ TEST(Embedding, Q4gswGroups) {
     exe->execute();
     EXPECT_EQ(exe->dims(out), (Dims{1, 9, D}));
     EXPECT_EQ(exe->read_f32(out), ref::embedding(table, V, D, idv)) << "G " << G;
+  }
+}
+
+TEST(Embedding, Q4gswF16Scales) {
+  // f16 scales (the GGUF loader's upload), odd group counts per row (D / G = 3, 5: rows start mid-word).
+  for (auto [D, G] : {std::pair<int64_t, int64_t>{96, 32}, {160, 32}, {384, 128}, {256, 64}}) {
+    const int64_t V = 29;
+    auto q = ops::q4gsw_quantize(ref::random_floats(size_t(V * D), uint32_t(D + G)), V, D, G);
+    std::vector<uint16_t> s16;
+    for (float& s : q.scales) s16.push_back(f32_to_f16(s)), s = f16_to_f32(s16.back());
+    auto table = ref::q4gsw_decode(q.qweight, q.scales, V, D, G);
+    Graph g;
+    ValueId ids = g.input("ids", DType::I32, {1, 9});
+    ValueId qw = g.constant("qweight", DType::U32, {V, D / 8}, ConstantData::from_vector(q.qweight));
+    ValueId sc = g.constant("scales", DType::F16, {V, D / G}, ConstantData::from_vector(std::move(s16)));
+    ValueId out = g.tensor_like(DType::F32, "out");
+    g.op("et_vk.embedding_q4gsw.default", {qw, sc, g.int_value(G), ids, out}, "emb");
+    auto exe = ExecutableGraph::build(std::move(g), gpu());
+    std::vector<int32_t> idv = {28, 0, 3, -5, 29, 14, 13, 1, 27};
+    exe->set_input(ids, {1, 9}, std::span<const int32_t>(idv));
+    exe->execute();
+    EXPECT_EQ(exe->read_f32(out), ref::embedding(table, V, D, idv)) << "D " << D << " G " << G;
   }
 }
 

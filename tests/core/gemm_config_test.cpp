@@ -14,6 +14,7 @@
 #include "ops/linear/q4gsw.h"
 #include "reference/ops_a_reference.h"
 #include "reference/vision_ref.h"
+#include "util/half.h"
 #include "vision_test_util.h"
 #include "webgpu/device.h"
 #include "wgrt/error.h"
@@ -54,7 +55,9 @@ std::vector<std::string> configs() {
   return c;
 }
 
-std::vector<float> linear_run(bool q4, int64_t M, int64_t K, int64_t N, int64_t G, bool with_bias, uint32_t seed) {
+// q4 with f16_scales: the scales uploaded as f16 (as the GGUF loader does), the reference decoding with them.
+std::vector<float> linear_run(bool q4, int64_t M, int64_t K, int64_t N, int64_t G, bool with_bias, uint32_t seed,
+                              bool f16_scales = false) {
   Graph g;
   ValueId x = g.input("x", DType::F32, {M, K});
   std::vector<float> w = ref::random_floats(size_t(N * K), seed, -0.5f, 0.5f), bias;
@@ -67,9 +70,13 @@ std::vector<float> linear_run(bool q4, int64_t M, int64_t K, int64_t N, int64_t 
   std::vector<float> wk = w;
   if (q4) {
     ops::Q4gswWeights q = ops::q4gsw_quantize(w, N, K, G);
+    std::vector<uint16_t> s16;
+    if (f16_scales)
+      for (float& s : q.scales) s16.push_back(f32_to_f16(s)), s = f16_to_f32(s16.back());
     wk = ref::q4gsw_decode(q.qweight, q.scales, N, K, G);
     ValueId qw = g.constant("qweight", DType::U32, {N, K / 8}, ConstantData::from_vector(q.qweight));
-    ValueId sc = g.constant("scales", DType::F32, {N, K / G}, ConstantData::from_vector(q.scales));
+    ValueId sc = f16_scales ? g.constant("scales", DType::F16, {N, K / G}, ConstantData::from_vector(std::move(s16)))
+                            : g.constant("scales", DType::F32, {N, K / G}, ConstantData::from_vector(q.scales));
     g.op("et_vk.linear_q4gsw.default", {x, qw, sc, g.int_value(G), bv, out}, "lin");
   } else {
     ValueId wt = g.constant("weight", DType::F32, {N, K}, ConstantData::from_vector(w));
@@ -82,7 +89,8 @@ std::vector<float> linear_run(bool q4, int64_t M, int64_t K, int64_t N, int64_t 
   exe->execute();
   std::vector<float> got = exe->read_f32(out);
   std::vector<float> want = ref::linear(xv, wk, bias, M, K, N);
-  expect_close(got, want, kAbs, kRel, fmt::format("{} M {} K {} N {} G {} bias {}", q4 ? "q4" : "f32", M, K, N, G, with_bias));
+  expect_close(got, want, kAbs, kRel,
+               fmt::format("{} M {} K {} N {} G {} bias {}", q4 ? (f16_scales ? "q4 f16" : "q4") : "f32", M, K, N, G, with_bias));
   return got;
 }
 
@@ -130,6 +138,8 @@ TEST(GemmConfig, LinearF32AndQ4OddSizesEveryConfig) {
     linear_run(true, 9, 32, 5, 32, true, 4);
     linear_run(true, 21, 192, 67, 64, false, 5);
     linear_run(true, 66, 256, 33, 128, true, 6);
+    linear_run(true, 9, 96, 5, 32, true, 7, true);  // 3 f16 scales per row: rows start mid-word
+    linear_run(true, 21, 192, 67, 64, false, 8, true);
   }
 }
 
@@ -141,7 +151,7 @@ TEST(GemmConfig, LinearBigTileOddSizes) {
     linear_run(false, M, K, N, 32, M % 2 == 1, uint32_t(M + N));
   for (auto [M, K, N, G] : std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>>{
            {9, 32, 5, 32}, {129, 96, 257, 32}, {131, 192, 130, 64}})
-    linear_run(true, M, K, N, G, N % 2 == 0, uint32_t(M + K));
+    for (bool f16 : {false, true}) linear_run(true, M, K, N, G, N % 2 == 0, uint32_t(M + K), f16);
   Graph g;
   ValueId x = g.input("x", DType::F32, {20, 16});
   ValueId w = g.constant("weight", DType::F32, {24, 16}, ConstantData::from_vector(ref::random_floats(24 * 16, 1)));

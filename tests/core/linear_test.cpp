@@ -2,6 +2,8 @@
 // reference (reference/ops_a_reference.h) and PyTorch goldens. Both routes (GEMV for M = 1, tiled GEMM for
 // M > 1) on odd sizes, bias / no bias, M changing between executes, weights split into binding chunks.
 // Tolerance (f32 and q4 alike; q4 is compared with the same dequantized weights): |d| <= 1e-4 + 1e-3 |ref|.
+// q4 runs with f32 scales (the et_vk op's form) and with f16 scales (what the GGUF loader uploads), the reference
+// then decoding with the f16-rounded scales.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include "gpu_fixture.h"
 #include "graph/executable.h"
 #include "ops/linear/q4gsw.h"
+#include "util/half.h"
 #include "webgpu/pipeline_cache.h"
 #include "ops_a_test_util.h"
 #include "reference/ops_a_reference.h"
@@ -24,6 +27,13 @@ namespace ref = wgrt::test::ref;
 namespace {
 
 constexpr double kAbs = 1e-4, kRel = 1e-3;
+
+// q4 scales uploaded as f16 (DType::F16) instead of f32 while a ScopedF16Scales lives.
+bool g_f16_scales = false;
+struct ScopedF16Scales {
+  ScopedF16Scales() { g_f16_scales = true; }
+  ~ScopedF16Scales() { g_f16_scales = false; }
+};
 
 struct LinearGraph {
   std::unique_ptr<ExecutableGraph> exe;
@@ -49,9 +59,13 @@ LinearGraph make_linear(bool q4, Dims xdims, int64_t N, bool with_bias, int64_t 
   L.out = g.tensor_like(DType::F32, "out");
   if (q4) {
     ops::Q4gswWeights q = ops::q4gsw_quantize(w, N, K, G);
+    std::vector<uint16_t> s16;
+    if (g_f16_scales)
+      for (float& s : q.scales) s16.push_back(f32_to_f16(s)), s = f16_to_f32(s16.back());
     L.w = ref::q4gsw_decode(q.qweight, q.scales, N, K, G);
     ValueId qw = g.constant("qweight", DType::U32, {N, K / 8}, ConstantData::from_vector(q.qweight));
-    ValueId sc = g.constant("scales", DType::F32, {N, K / G}, ConstantData::from_vector(q.scales));
+    ValueId sc = g_f16_scales ? g.constant("scales", DType::F16, {N, K / G}, ConstantData::from_vector(std::move(s16)))
+                              : g.constant("scales", DType::F32, {N, K / G}, ConstantData::from_vector(q.scales));
     g.op("et_vk.linear_q4gsw.default", {L.x, qw, sc, g.int_value(G), bias, L.out}, "lin");
   } else {
     L.w = w;
@@ -117,6 +131,16 @@ TEST(Linear, Q4gswOddSizesGroupsBothRoutes) {
   }
 }
 
+TEST(Linear, Q4gswF16ScalesOddSizesGroupsBothRoutes) {
+  // Odd group counts per row (K / G = 3, 5: rows start mid-word in the packed pairs) and odd N, GEMV and GEMM.
+  ScopedF16Scales f16;
+  uint32_t seed = 61;
+  for (const Case& c : kCases) {
+    LinearGraph L = make_linear(true, {c.M, c.K}, c.N, c.bias, c.G, seed);
+    run_and_check(L, {c.M, c.K}, c.N, seed++, "f16 scales " + name(true, c));
+  }
+}
+
 // The device's tuning policy rebuilt with the given WGRT_* tuning variables (parsed as the device parses its
 // environment, which is not touched), for the lifetime of the object (the linear op reads it at build).
 using Knobs = std::initializer_list<std::pair<std::string, std::string>>;
@@ -157,6 +181,16 @@ TEST(Linear, Q4gswGemvWorkgroupRouteShapes) {
                             "32,8,2,1", "8,32,1,1", "256,1,8,1"}) {
     ScopedEnv env{{"WGRT_GEMV_Q4_ROUTE", "wg"}, {"WGRT_GEMV_Q4", shape}};
     check_gemv_cases(fmt::format("wg route shape '{}'", shape), 300);
+  }
+}
+
+TEST(Linear, Q4gswF16ScalesEveryGemvRoute) {
+  ScopedF16Scales f16;
+  for (const char* route : {"wg", "i8", "sg"}) {
+    if (std::string(route) == "i8" && !gpu().has_packed_dot()) continue;
+    if (std::string(route) == "sg" && !gpu().has_subgroups()) continue;
+    ScopedEnv env{{"WGRT_GEMV_Q4_ROUTE", route}};
+    check_gemv_cases(fmt::format("f16 scales {} route", route), 700);
   }
 }
 
@@ -396,6 +430,20 @@ TEST(Linear, WeightsSplitIntoBindingChunks) {
     run_and_check(L, {1, K}, N, 21, q4 ? "q4 split M 1" : "f32 split M 1");
     run_and_check(L, {9, K}, N, 22, q4 ? "q4 split M 9" : "f32 split M 9");
   }
+  // f16 scales, 3 per row (6 bytes): 601 rows of 48 B at a 12 KiB limit -> chunks of 256, 256, 89 rows; each
+  // chunk's scales start on a word, the last one's 534 bytes are bound as 536 (the buffer's padding).
+  ScopedF16Scales f16;
+  webgpu::Tuning t = gpu().tuning();
+  t.max_binding_bytes = 12288;
+  const int64_t K = 96, N = 601;
+  LinearGraph L;
+  {
+    webgpu::ScopedTuning scoped(gpu(), t);
+    L = make_linear(true, {9, K}, N, true, 32, 10);
+  }
+  EXPECT_EQ(L.exe->dispatch_count(false), 6u);
+  run_and_check(L, {1, K}, N, 23, "q4 f16 split M 1");
+  run_and_check(L, {9, K}, N, 24, "q4 f16 split M 9");
 }
 
 TEST(Linear, BadArgumentsGiveClearErrors) {

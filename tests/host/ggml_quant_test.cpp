@@ -105,7 +105,7 @@ TEST(GgmlQuant, UnsupportedTypeNamesTensorAndType) {
 float q4gsw_value(const Q4gsw& r, uint64_t n, uint64_t k) {
   uint32_t word = r.qweight[n * (r.cols / 8) + k / 8];
   int q = int((word >> (4 * (k % 8))) & 0xF);
-  return float(q - 8) * r.scales[n * (r.cols / 32) + k / 32];
+  return float(q - 8) * f16_to_f32(r.scales[n * (r.cols / 32) + k / 32]);
 }
 
 TEST(GgmlQuant, RepackQ4_0ToQ4gswMatchesDequantizedExactly) {

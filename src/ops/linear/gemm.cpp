@@ -31,16 +31,19 @@ constexpr const char* kCpu = "ops/linear/gemm_cpu.wgsl";
 
 std::vector<std::string> gemm_kernel_names() { return {std::string(kTiled) + ":main", std::string(kCpu) + ":main"}; }
 
-webgpu::KernelSpec gemm_kernel(const GemmConfig& cfg, bool q4, bool b_k_fast) {
-  if (cfg.kind == GemmConfig::Kind::Cpu)
-    return {kCpu,
-            "main",
-            {{"B_MODE", q4 ? 1.0 : 0.0}, {"RQ", double(cfg.rq)}, {"WG", double(cfg.wg)}},
-            {}};
-  return {kTiled, "main", {{"B_MODE", q4 ? 1.0 : 0.0}, {"B_KFAST", b_k_fast ? 1.0 : 0.0}}, {}};
+webgpu::KernelSpec gemm_kernel(const GemmConfig& cfg, bool q4, bool b_k_fast, bool scale_f16) {
+  webgpu::KernelSpec k = cfg.kind == GemmConfig::Kind::Cpu
+                             ? webgpu::KernelSpec{kCpu, "main", {{"B_MODE", q4 ? 1.0 : 0.0}, {"RQ", double(cfg.rq)}, {"WG", double(cfg.wg)}}, {}}
+                             : webgpu::KernelSpec{kTiled, "main", {{"B_MODE", q4 ? 1.0 : 0.0}, {"B_KFAST", b_k_fast ? 1.0 : 0.0}}, {}};
+  if (q4 && scale_f16) k.constants.push_back({"SCALE_F16", 1.0});
+  return k;
 }
 
-webgpu::KernelSpec gemm_big_kernel(bool q4) { return {"ops/linear/gemm_big.wgsl", "main", {{"B_MODE", q4 ? 1.0 : 0.0}}, {}}; }
+webgpu::KernelSpec gemm_big_kernel(bool q4, bool scale_f16) {
+  webgpu::KernelSpec k{"ops/linear/gemm_big.wgsl", "main", {{"B_MODE", q4 ? 1.0 : 0.0}}, {}};
+  if (q4 && scale_f16) k.constants.push_back({"SCALE_F16", 1.0});
+  return k;
+}
 
 GemmConfig gemm_big_config() {
   GemmConfig c;
@@ -49,6 +52,20 @@ GemmConfig gemm_big_config() {
   c.tile_n = webgpu::PipelineCache::value(k, "TILE_N");
   return c;
 }
+
+webgpu::KernelSpec gemm_mmq_kernel(bool scale_f16) {
+  return {"ops/linear/gemm_mmq.wgsl", "main", {{"SCALE_F16", scale_f16 ? 1.0 : 0.0}}, {}};
+}
+
+GemmConfig gemm_mmq_config() {
+  GemmConfig c;
+  const webgpu::KernelSpec k = gemm_mmq_kernel();
+  c.tile_m = webgpu::PipelineCache::value(k, "TILE_M");
+  c.tile_n = webgpu::PipelineCache::value(k, "TILE_N");
+  return c;
+}
+
+webgpu::KernelSpec quantize_q8_kernel() { return {"ops/linear/quantize_q8.wgsl", "main", {}, {}}; }
 
 webgpu::KernelSpec gemm_variant(const GemmConfig& cfg, const char* tiled, const char* cpu) {
   if (cfg.kind == GemmConfig::Kind::Cpu) return {cpu, "main", {{"RQ", double(cfg.rq)}, {"WG", double(cfg.wg)}}, {}};

@@ -78,14 +78,30 @@ GemmConfig gemm_config(const webgpu::GemmTuning& t);
 // The device's policy choice (dev.tuning().gemm).
 GemmConfig gemm_config(const webgpu::Device& dev);
 
-// q4: B is a q4gsw weight (K % group == 0). b_k_fast: B's k stride is the small one (weights [N, K]); the Tiled
-// kernel stages B accordingly (the Cpu kernel ignores it).
-webgpu::KernelSpec gemm_kernel(const GemmConfig& cfg, bool q4, bool b_k_fast = true);
+// q4: B is a q4gsw weight (K % group == 0), its scales f16 pairs (scale_f16) or f32 (q4gsw_scale.wgsl). b_k_fast:
+// B's k stride is the small one (weights [N, K]); the Tiled kernel stages B accordingly (the Cpu kernel ignores it).
+webgpu::KernelSpec gemm_kernel(const GemmConfig& cfg, bool q4, bool b_k_fast = true, bool scale_f16 = false);
 
 // The register-blocked 128x128 kernel (ops/linear/gemm_big.wgsl; GPUs, linear layers with many output tiles,
 // tuning gemm.big_min_tiles): B loaders f32 [N, K] (k fast) or q4gsw (K % 16 == 0, group % 16 == 0).
-webgpu::KernelSpec gemm_big_kernel(bool q4);
+webgpu::KernelSpec gemm_big_kernel(bool q4, bool scale_f16 = false);
 GemmConfig gemm_big_config();  // Kind Tiled with the big kernel's tile (for gemm_grid)
+
+// The int8 prefill GEMM (ops/linear/gemm_mmq.wgsl; GPUs with packed_4x8_integer_dot_product, q4gsw linear
+// layers, tuning gemm.mmq_min_tiles): A is x quantized per 32-k block by quantize_q8_kernel() into two scratch
+// buffers (q8_bytes(M, K), q8_scale_bytes(M, K)); bindings 0 qA, 1 qweight, 2 scales, 3 bias, 4 c, 5 GemmParams
+// (M, N, K, b_sn, s_sn, group, c/bias offsets and strides; batch 1), 6 dA. Requires K % 32 == 0 (q4gsw's G).
+webgpu::KernelSpec gemm_mmq_kernel(bool scale_f16 = false);  // scale_f16: f16 scale pairs (q4gsw_scale.wgsl)
+GemmConfig gemm_mmq_config();  // the MMQ kernel's tile (for gemm_grid)
+// x f32 [M, K] (K % 32 == 0) -> qA, dA (layouts in ops/linear/quantize_q8.wgsl); bindings 0 x, 1 qA, 2 dA,
+// 3 Q8Params; one invocation per block (ResizeContext::set_invocations with M * K / 32).
+webgpu::KernelSpec quantize_q8_kernel();
+struct Q8Params {
+  uint32_t blocks = 0, pad0 = 0, pad1 = 0, pad2 = 0;  // blocks = M * K / 32
+};
+WGRT_UNIFORM(Q8Params, blocks, pad0, pad1, pad2);
+inline uint64_t q8_bytes(uint64_t M, uint64_t K) { return M * K; }              // one signed byte per element
+inline uint64_t q8_scale_bytes(uint64_t M, uint64_t K) { return M * K / 32 * 8; }  // vec2<f32> per block
 
 // "<shader>:<entry>" of both GEMM kernels, for the OpDef.kernels of ops that dispatch gemm_kernel.
 std::vector<std::string> gemm_kernel_names();

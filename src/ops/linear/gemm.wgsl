@@ -36,7 +36,7 @@ fn load_b_slice(k0 : u32, n0 : u32, lid : u32, b_base : u32) {
     var sc = 0.0;
     if (gn < p.N) {
       word = b[b_base + gn * p.b_sn + k0 / 8u + wi];
-      sc = scales[gn * p.s_sn + k0 / p.group];
+      sc = q4gsw_scale(gn * p.s_sn + k0 / p.group);
     }
     for (var j = 0u; j < 8u; j++) {
       let code = f32((word >> (4u * j)) & 15u);

@@ -78,7 +78,7 @@ fn load_b_slice(k0 : u32, n0 : u32, lid : u32, b_base : u32) {
     var sc = 0.0;
     if (gn < p.N && k0 < p.K) {
       word = b[b_base + gn * p.b_sn + k0 / 8u + wi];
-      sc = scales[gn * p.s_sn + k0 / p.group];
+      sc = q4gsw_scale(gn * p.s_sn + k0 / p.group);
     }
     for (var j = 0u; j < 8u; j++) {
       let code = f32((word >> (4u * j)) & 15u);
@@ -133,20 +133,5 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     }
     workgroupBarrier();
   }
-  let c_base = p.c_off + z * p.c_sb;
-  let bias_base = p.bias_off + z * p.bias_sb;
-  for (var r = 0u; r < 8u; r++) {
-    let gm = m0 + (r / 4u) * 64u + ty * 4u + r % 4u;
-    if (gm >= p.M) {
-      continue;
-    }
-    for (var h = 0u; h < 2u; h++) {
-      for (var j = 0u; j < 4u; j++) {
-        let gn = n0 + h * 64u + tx * 4u + j;
-        if (gn < p.N) {
-          gemm_store(gm, gn, acc[r * 2u + h][j], c_base, bias_base);
-        }
-      }
-    }
-  }
+  gemm_store_8x8(acc, m0, n0, tx, ty, p.c_off + z * p.c_sb, p.bias_off + z * p.bias_sb);
 }

@@ -42,7 +42,7 @@ fn load_b8(k0 : u32) -> array<vec4<f32>, 2> {
     return array<vec4<f32>, 2>(b0, b1);
   }
   if (k0 % p.group == 0u) {
-    sc = scales[ks];
+    sc = q4gsw_scale(ks);
     off = -8.0 * sc;
     ks++;
   }

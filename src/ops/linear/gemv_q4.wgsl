@@ -59,7 +59,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     let g = (v * 32u) / p.group;
     for (var i = 0u; i < RPT; i++) {
       let n = row_idx[i];
-      acc[i] += scales[n * groups + g] * q4_dot32(qw[n * nv + v], xv);
+      acc[i] += q4gsw_scale(n * groups + g) * q4_dot32(qw[n * nv + v], xv);
     }
   }
   gemv_reduce_store(lid, wg, acc);

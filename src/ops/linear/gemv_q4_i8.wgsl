@@ -143,7 +143,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
       let n = row_idx[i];
       // 2^-e last: scale * 2^-e alone could fall below f32's normal range (flushed to 0 on GPUs that flush
       // subnormals) for tiny x, where the product with the block sum does not.
-      acc[i] += (f32(q4_dot32_i8(qw[n * XB + v], xp, sum8)) * scales[n * groups + g]) * sx;
+      acc[i] += (f32(q4_dot32_i8(qw[n * XB + v], xp, sum8)) * q4gsw_scale(n * groups + g)) * sx;
     }
   }
   gemv_reduce_store(lid, wg, acc);

@@ -1,14 +1,19 @@
 // Linear layers, f32 activations:
 //   aten.linear.default(x [..., K] f32, weight [N, K] f32, bias [N] f32 | None, out [..., N] f32)
 //       out = x @ weight^T + bias (PyTorch nn.Linear layout).
-//   et_vk.linear_q4gsw.default(x [..., K] f32, qweight u32 [N, K/8] (or q4 [N, K]), scales f32 [N, K/G],
+//   et_vk.linear_q4gsw.default(x [..., K] f32, qweight u32 [N, K/8] (or q4 [N, K]), scales f16 or f32 [N, K/G],
 //                              group_size int G, bias [N] f32 | None, out [..., N] f32)
 //       the same with W[n][k] = (code - 8) * scales[n][k/G] in the q4gsw layout (ops/linear/q4gsw.h);
-//       G in {32, 64, 128}, K a multiple of G (build errors otherwise).
+//       G in {32, 64, 128}, K a multiple of G (build errors otherwise). f16 scales (what the GGUF loader uploads:
+//       Q4_0's own block scales) halve the scale bytes; every kernel reads either through q4gsw_scale
+//       (q4gsw_scale.wgsl, override SCALE_F16).
 // Routes, chosen at every execute from the live M = numel(x) / K:
 //   0 (M <= 8: decode, short prompts): cooperative GEMV, one grid layer per row (gemv_f32.wgsl; q4: one of three
 //     kernels, see q4_gemv_spec below); f32 needs K % 4 == 0, else the GEMM route also serves M == 1;
-//   1 (M != 1, prefill): the tiled GEMM core (gemm.wgsl), 64x64 output tiles.
+//   1 (M != 1, prefill): the tiled GEMM core (gemm.wgsl), 64x64 output tiles;
+//   2 (GPUs, outputs of >= gemm.big_min_tiles 128x128 tiles): the register-blocked gemm_big.wgsl;
+//   3 (q4, packed int8 dot products, outputs of >= gemm.mmq_min_tiles tiles): x quantized per 32-k block to
+//     int8 (quantize_q8.wgsl, into two scratch buffers, once per execute) and the int8 GEMM gemm_mmq.wgsl.
 // Weights larger than maxStorageBufferBindingSize (e.g. a 128256-row output layer) are split along N into
 // chunks of whole multiples of 256 rows; each chunk is one dispatch per route binding a byte range of the
 // weight (and scales) and writing its own column range of out. The tuning policy's max_binding_bytes
@@ -37,17 +42,19 @@ WGRT_UNIFORM(GemvParams, N, K, group, has_bias, n_base, nwg, out_stride, pad1);
 // where the policy's choice cannot run here: the int8 kernel's staged x does not fit the device's workgroup memory
 // (reflected from the kernel's WGSL at these overrides), or no subgroups. x is staged for the f32-decode kernel
 // where the shape asks for it and it fits. A forced shape (WGRT_GEMV_Q4 / _SG) that does not fit is an error.
-webgpu::KernelSpec q4_gemv_spec(const OpBuilder& b, int64_t N, int64_t K) {
+webgpu::KernelSpec q4_gemv_spec(const OpBuilder& b, int64_t N, int64_t K, bool scale_f16) {
   const webgpu::Tuning& t = b.device().tuning();
   const uint64_t smem = b.device().limits().maxComputeWorkgroupStorageSize;
   auto fits = [&](const webgpu::KernelSpec& s) { return webgpu::PipelineCache::reflect(s).workgroup_bytes <= smem; };
-  auto shaped = [](const char* shader, const webgpu::GemvQ4Shape& q, const char* extra, double extra_v) {
-    return webgpu::KernelSpec{shader, "main", {{"RPT", double(q.rpt)}, {"TK", double(q.tk)}, {"TR", double(q.tr)}, {extra, extra_v}}, {}};
+  const double f16 = scale_f16 ? 1.0 : 0.0;
+  auto shaped = [f16](const char* shader, const webgpu::GemvQ4Shape& q, const char* extra, double extra_v) {
+    return webgpu::KernelSpec{shader, "main", {{"RPT", double(q.rpt)}, {"TK", double(q.tk)}, {"TR", double(q.tr)}, {extra, extra_v},
+                                               {"SCALE_F16", f16}}, {}};
   };
   webgpu::Q4GemvKernel k = t.q4_gemv;
   if (k == webgpu::Q4GemvKernel::Subgroup) {
     const webgpu::GemvQ4SgShape sg = t.gemv_q4_sg_shape(N, K);
-    webgpu::KernelSpec s{"ops/linear/gemv_q4_sg.wgsl", "main", {{"RPT", double(sg.rpt)}, {"BW", double(sg.bw)}, {"KS", double(sg.ks)}}, {}};
+    webgpu::KernelSpec s{"ops/linear/gemv_q4_sg.wgsl", "main", {{"RPT", double(sg.rpt)}, {"BW", double(sg.bw)}, {"KS", double(sg.ks)}, {"SCALE_F16", f16}}, {}};
     if (b.device().has_subgroups() && fits(s)) return s;
     b.check(!t.gemv_q4_sg_forced, "the forced subgroup GEMV shape {},{},{} does not fit this device", sg.rpt, sg.bw, sg.ks);
     k = webgpu::Q4GemvKernel::Workgroup;
@@ -93,6 +100,7 @@ void build_linear(OpBuilder& b, bool q4) {
   b.check(numel(xd) < (int64_t(1) << 32), "x '{}' {} has too many elements", b.tensor(0).name, dims_str(xd));
   int64_t N = 0, G = 0;
   uint64_t row_bytes = 0, scale_row_bytes = 0;
+  bool scale_f16 = false;
   const TensorValue& w = b.tensor(wi);
   if (q4) {
     G = b.int_arg(3);
@@ -107,10 +115,12 @@ void build_linear(OpBuilder& b, bool q4) {
     }
     N = w.dims[0];
     const TensorValue& s = b.tensor(si);
-    b.check(s.dtype == DType::F32, "scales '{}' must be f32, got {}", s.name, dtype_name(s.dtype));
+    b.check(s.dtype == DType::F32 || s.dtype == DType::F16, "scales '{}' must be f16 or f32, got {}", s.name,
+            dtype_name(s.dtype));
     b.check(s.dims == Dims{N, K / G}, "scales '{}' {} must be [{}, {}]", s.name, dims_str(s.dims), N, K / G);
+    scale_f16 = s.dtype == DType::F16;
     row_bytes = uint64_t(K) / 2;
-    scale_row_bytes = uint64_t(K / G) * 4;
+    scale_row_bytes = uint64_t(K / G) * (scale_f16 ? 2 : 4);
   } else {
     b.check(w.dtype == DType::F32, "weight '{}' must be f32, got {}", w.name, dtype_name(w.dtype));
     b.check(w.dims.size() == 2 && w.dims[1] == K, "weight '{}' {} must be [N, {}] (nn.Linear layout, K = last dim of x)",
@@ -129,7 +139,7 @@ void build_linear(OpBuilder& b, bool q4) {
   const bool split = chunks.size() > 1;
 
   const webgpu::KernelSpec gemv_spec =
-      q4 ? q4_gemv_spec(b, N, K)
+      q4 ? q4_gemv_spec(b, N, K, scale_f16)
          : webgpu::KernelSpec{"ops/linear/gemv_f32.wgsl", "main", {{"RPT", double(b.device().tuning().gemv_f32_rpt)}}, {}};
   // Rows per GEMV workgroup: the kernel's ROWS_PER_WG at these overrides (its WGSL is the one source).
   const uint32_t gemv_rows = webgpu::PipelineCache::value(gemv_spec, "ROWS_PER_WG");
@@ -138,7 +148,7 @@ void build_linear(OpBuilder& b, bool q4) {
   struct ChunkRefs {
     Chunk c;
     UniformRef gemv_u, gemm_u;
-    DispatchRef gemv_d, gemm_d, big_d;
+    DispatchRef gemv_d, gemm_d, big_d, mmq_d;
   };
   std::vector<ChunkRefs> refs;
   const Binding x = Binding::tensor(b.arg(0)), out = Binding::tensor(b.arg(oi));
@@ -148,13 +158,32 @@ void build_linear(OpBuilder& b, bool q4) {
   const uint32_t big_min_tiles = gemm_cfg.kind == GemmConfig::Kind::Tiled ? b.device().tuning().gemm.big_min_tiles : 0;
   const bool has_big = big_min_tiles > 0 && (!q4 || (K % 16 == 0 && G % 16 == 0));
   const GemmConfig big_cfg = gemm_big_config();
+  // Route 3: the int8 GEMM for q4 weights (K % 32 == 0 follows from G); x quantized once for all chunks.
+  const uint32_t mmq_min_tiles = q4 && b.device().has_packed_dot() ? b.device().tuning().gemm.mmq_min_tiles : 0;
+  const bool has_mmq = mmq_min_tiles > 0;
+  const GemmConfig mmq_cfg = has_mmq ? gemm_mmq_config() : GemmConfig{};
+  UniformRef q8_u;
+  DispatchRef q8_d;
+  Binding qa = x, da = x;
+  if (has_mmq) {
+    const uint64_t max_m = b.tensor(0).max_bytes() / 4 / uint64_t(K);
+    const ScratchRef qs = b.scratch(q8_bytes(max_m, uint64_t(K)), "int8 activations");
+    const ScratchRef ds = b.scratch(q8_scale_bytes(max_m, uint64_t(K)), "int8 activation scales");
+    qa = qs;
+    da = ds;
+    q8_u = b.uniform<Q8Params>();
+    q8_d = b.dispatch(quantize_q8_kernel(), {x, qa, da, q8_u}, 3);
+  }
   for (const Chunk& c : chunks) {
-    ChunkRefs r{c, {}, {}, {}, {}, {}};
+    ChunkRefs r{c, {}, {}, {}, {}, {}, {}};
     Binding wb = split ? Binding::tensor_range(b.arg(wi), uint64_t(c.n0) * row_bytes, uint64_t(c.rows) * row_bytes)
                        : Binding::tensor(b.arg(wi));
     Binding sb = x;
+    // Chunks start at multiples of 256 rows, so an f16 slice starts on a word (and a 256-byte offset); the last
+    // one may end mid-word: its size is rounded up to the word, which the buffer (4-byte padded) holds.
     if (q4)
-      sb = split ? Binding::tensor_range(b.arg(si), uint64_t(c.n0) * scale_row_bytes, uint64_t(c.rows) * scale_row_bytes)
+      sb = split ? Binding::tensor_range(b.arg(si), uint64_t(c.n0) * scale_row_bytes,
+                                         (uint64_t(c.rows) * scale_row_bytes + 3) / 4 * 4)
                  : Binding::tensor(b.arg(si));
     if (has_gemv) {
       r.gemv_u = b.uniform<GemvParams>();
@@ -162,8 +191,9 @@ void build_linear(OpBuilder& b, bool q4) {
       else r.gemv_d = b.dispatch(gemv_spec, {x, wb, bias, out, r.gemv_u}, 0);
     }
     r.gemm_u = b.uniform<GemmParams>();
-    r.gemm_d = b.dispatch(gemm_kernel(gemm_cfg, q4), {x, wb, sb, bias, out, r.gemm_u}, 1);
-    if (has_big) r.big_d = b.dispatch(gemm_big_kernel(q4), {x, wb, sb, bias, out, r.gemm_u}, 2);
+    r.gemm_d = b.dispatch(gemm_kernel(gemm_cfg, q4, true, scale_f16), {x, wb, sb, bias, out, r.gemm_u}, 1);
+    if (has_big) r.big_d = b.dispatch(gemm_big_kernel(q4, scale_f16), {x, wb, sb, bias, out, r.gemm_u}, 2);
+    if (has_mmq) r.mmq_d = b.dispatch(gemm_mmq_kernel(scale_f16), {qa, wb, sb, bias, out, r.gemm_u, da}, 3);
     refs.push_back(r);
   }
 
@@ -177,8 +207,14 @@ void build_linear(OpBuilder& b, bool q4) {
     // Small batches (decode, short prompts) run the GEMV once per row (grid layers): for M <= gemv_max_rows
     // re-reading the weights M times costs less than the GEMM's tile set-up and barriers.
     const bool gemv = has_gemv && M >= 1 && M <= gemv_max_rows;
-    const bool big = !gemv && has_big && div_up(uint64_t(M), 128) * div_up(uint64_t(N), 128) >= big_min_tiles;
-    r.select_route(gemv ? 0 : big ? 2 : 1);
+    const uint64_t tiles = div_up(uint64_t(M), 128) * div_up(uint64_t(N), 128);
+    const bool mmq = !gemv && has_mmq && M >= 1 && tiles >= mmq_min_tiles;
+    const bool big = !gemv && !mmq && has_big && tiles >= big_min_tiles;
+    r.select_route(gemv ? 0 : mmq ? 3 : big ? 2 : 1);
+    if (has_mmq) {
+      r.set_uniform(q8_u, Q8Params{uint32_t(uint64_t(M) * uint64_t(K) / 32), 0, 0, 0});
+      r.set_invocations(q8_d, mmq ? uint64_t(M) * uint64_t(K) / 32 : 0);
+    }
     for (const ChunkRefs& c : refs) {
       if (has_gemv) {
         uint32_t nwg = uint32_t(div_up(uint64_t(c.c.rows), gemv_rows));
@@ -199,15 +235,17 @@ void build_linear(OpBuilder& b, bool q4) {
       p.group = uint32_t(q4 ? G : 32);
       p.s_sn = uint32_t(q4 ? K / G : 0);
       r.set_uniform(c.gemm_u, p);
-      Grid g, gb;
+      Grid g, gb, gq;
       try {
         g = gemm_grid(gemm_cfg, p, r.max_workgroups_per_dim());
         if (has_big) gb = gemm_grid(big_cfg, p, r.max_workgroups_per_dim());
+        if (has_mmq) gq = gemm_grid(mmq_cfg, p, r.max_workgroups_per_dim());
       } catch (const InvalidArgument& e) {
         r.fail("{}", e.what());
       }
-      r.set_grid(c.gemm_d, big ? Grid{0, 1, 1} : g);
+      r.set_grid(c.gemm_d, big || mmq ? Grid{0, 1, 1} : g);
       if (has_big) r.set_grid(c.big_d, big ? gb : Grid{0, 1, 1});
+      if (has_mmq) r.set_grid(c.mmq_d, mmq ? gq : Grid{0, 1, 1});
     }
   });
 }
@@ -220,6 +258,8 @@ void register_linear_ops(OpRegistry& r) {
   std::vector<std::string> gemm = gemm_kernel_names();
   gemm.push_back(gemm_big_kernel(false).shader + ":main");
   for (auto* k : {&f32, &q4}) k->insert(k->end(), gemm.begin(), gemm.end());
+  q4.push_back(gemm_mmq_kernel().shader + ":main");
+  q4.push_back(quantize_q8_kernel().shader + ":main");
   r.add({"aten.linear.default", [](OpBuilder& b) { build_linear(b, false); }, f32, true});
   r.add({"et_vk.linear_q4gsw.default", [](OpBuilder& b) { build_linear(b, true); }, q4, true});
 }

@@ -5,7 +5,10 @@
 // stored as
 //   qweight: u32 [N, K/8], row-major. Word w of row n holds the 4-bit codes of k = 8w .. 8w+7; element 8w+j
 //            sits in bits 4j .. 4j+3 (low nibble first). (Equivalently a DType::Q4 tensor of dims [N, K].)
-//   scales:  f32 [N, K/G], row-major: one scale per row and group of G consecutive k.
+//   scales:  [N, K/G], row-major: one scale per row and group of G consecutive k, as f16 (DType::F16, two per
+//            u32 word, group i in the low half of word i/2 when i is even: what the GGUF loader uploads, Q4_0's own
+//            block scales, so the GPU holds 18 bytes per 32 weights as the file does) or f32 (the et_vk op's form;
+//            the host helpers below). Kernels read either through q4gsw_scale (ops/linear/q4gsw_scale.wgsl).
 //   value:   W[n][k] = (code(n, k) - 8) * scales[n][k / G], code in 0..15 (so values -8..7 times the scale).
 // G is 32, 64 or 128 and K must be a multiple of G (hence of 8 and 32); other values are build errors.
 // This is the layout the GGUF Q4_0 repacker produces (Q4_0: G = 32, code = stored nibble). The kernels use it
@@ -22,7 +25,7 @@ namespace wgrt::ops {
 
 struct Q4gswWeights {
   std::vector<uint32_t> qweight;  // [N, K/8]
-  std::vector<float> scales;      // [N, K/G]
+  std::vector<float> scales;      // [N, K/G] f32 (round with util/half.h's f32_to_f16 for the f16 form)
 };
 
 // True if G is 32, 64 or 128 and K > 0 is a multiple of G.
