@@ -66,6 +66,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (o.submit_chunk) t.submit_chunk = *o.submit_chunk;
   if (o.decode_pipeline) t.decode_pipeline = *o.decode_pipeline;
   if (o.gemv_max_rows) t.gemv_max_rows = *o.gemv_max_rows;
+  if (o.fused_gemv) t.fused_gemv = *o.fused_gemv;
   return t;
 }
 
@@ -81,7 +82,8 @@ std::string Tuning::describe() const {
   s += gemm.kind == GemmTuning::Kind::Cpu ? fmt::format("GEMM kernel: cpu (rq {}, wg {})\n", gemm.rq, gemm.wg)
                                           : fmt::format("GEMM kernel: tiled (linear: 128x128 register blocks from {} tiles)\n",
                                                         gemm.big_min_tiles);
-  s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes\n", gemv_max_rows, max_binding_bytes);
+  s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes; fused GEMV (norm, GLU): {}\n", gemv_max_rows,
+                   max_binding_bytes, fused_gemv ? "on" : "off");
   s += fmt::format("attention: {}; split-KV decode from {} keys (chunks >= {} keys, ~{} workgroups); prefill chunk {} tokens\n",
                    sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash", sdpa_split_min_context,
                    sdpa_split_min_chunk, sdpa_split_target_workgroups, prefill_chunk);
