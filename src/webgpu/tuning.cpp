@@ -44,6 +44,9 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // A CPU adapter runs its "GPU" work on the same cores that would record the next step: overlap only adds
   // contention there (lavapipe measured slower pipelined, BENCHMARKS.md); on GPUs the CPU recording hides.
   t.decode_pipeline = !f.cpu_adapter;
+  // The fused layer body: fewer dispatches is the GPU lever (Dawn's 1.9 us floor, no overlap); on lavapipe it
+  // measured no faster (within the noise of a loaded 2-core machine), so CPU adapters keep the separate ops.
+  t.fused_gemv = !f.cpu_adapter;
 
   if (o.q4_gemv) {
     // i8 and sg where the device cannot run them: the op falls back (i8 -> wg); sg without subgroups is ignored.
