@@ -105,7 +105,13 @@ class Builder {
     return m;
   }
 
+  // One f32 constant per tensor, however many nodes read it (the fused q/k/v linears share attn_norm).
   ValueId vector(const std::string& name) {
+    if (auto it = vecs_.find(name); it != vecs_.end()) return it->second;
+    return vecs_[name] = upload_vector(name);
+  }
+
+  ValueId upload_vector(const std::string& name) {
     const WeightTensor& t = w_.get(name);
     account(t, false);
     std::vector<float> f = t.to_f32();
@@ -355,6 +361,7 @@ class Builder {
   const LlamaGraphOptions& o_;
   LlamaGraph& out_;
   std::map<std::string, Matrix> mats_;
+  std::map<std::string, ValueId> vecs_;
 };
 
 }  // namespace
