@@ -106,7 +106,13 @@ class Builder {
     return m;
   }
 
+  // One f32 constant per tensor, however many nodes read it (the fused q/k/v linears share attn_norm).
   ValueId vector(const std::string& name) {
+    if (auto it = vecs_.find(name); it != vecs_.end()) return it->second;
+    return vecs_[name] = upload_vector(name);
+  }
+
+  ValueId upload_vector(const std::string& name) {
     const WeightTensor& t = w_.get(name);
     account(t, false);
     std::vector<float> f = t.to_f32();
@@ -136,6 +142,32 @@ class Builder {
     else
       g().op("aten.linear.default", {x, m.weight, bias, y}, label);
     return y;
+  }
+
+  // wgrt.linear_q4gsw_fused: out = glu?(rms_norm?(x) @ W^T + bias) (+ residual); -1 / 0 leave a part out.
+  ValueId fused(ValueId x, const Matrix& m, const std::string& bias_name, const std::string& norm_name,
+                ValueId residual, int act, const std::string& label) {
+    ValueId bias = bias_name.empty() || !w_.has(bias_name) ? g().none() : vector(bias_name);
+    ValueId nw = norm_name.empty() ? g().none() : vector(norm_name);
+    ValueId y = g().tensor(DType::F32, like(x, act ? m.n / 2 : m.n), label);
+    g().op("wgrt.linear_q4gsw_fused.default",
+           {x, m.weight, m.scales, g().int_value(32), bias, nw, g().real(cfg_.rms_eps), residual < 0 ? g().none() : residual,
+            g().int_value(act), y},
+           label);
+    return y;
+  }
+
+  // The fused layer body applies (LlamaGraphOptions::fuse): every layer matrix q4gsw, gate/up stackable, no
+  // post-norms, one sequence.
+  bool fusable() {
+    if (!o_.fuse || cfg_.post_norms || o_.slots > 0) return false;
+    for (int l = 0; l < cfg_.n_layers; ++l) {
+      const std::string p = fmt::format("blk.{}.", l);
+      for (const char* t : {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"})
+        if (!keeps_q4(w_.get(p + t))) return false;
+      if (w_.get(p + "ffn_gate").cols() != w_.get(p + "ffn_up").cols()) return false;
+    }
+    return true;
   }
 
   ValueId rms_norm(ValueId x, ValueId weight, const std::string& label) {
@@ -224,14 +256,20 @@ class Builder {
       g().op("aten.embedding.default", {emb.weight, out_.tokens, x}, "tok_embd");
     if (cfg_.embd_scale != 0.0f) x = scalar_op("wgrt.scale.default", x, cfg_.embd_scale, "embd_scaled");
 
-    // Each residual add is fused with the norm that follows it (wgrt.add_rms_norm); h is the current block input.
-    ValueId h = rms_norm(x, vector("blk.0.attn_norm"), "blk.0.attn_norm");
+    // Unfused: each residual add is fused with the norm that follows it (wgrt.add_rms_norm); h is the current
+    // block input. Fused: x is the residual stream, the linears normalize it themselves.
+    const bool fuse = fusable();
+    ValueId h = fuse ? -1 : rms_norm(x, vector("blk.0.attn_norm"), "blk.0.attn_norm");
     for (int l = 0; l < cfg_.n_layers; ++l) {
       g().set_layer(l);
       std::string p = fmt::format("blk.{}.", l);
-      ValueId q = view(linear(h, p + "attn_q", p + "attn_q.bias", p + "attn_q"), {1, -1, Hq, hd}, p + "q_heads");
-      ValueId k = view(linear(h, p + "attn_k", p + "attn_k.bias", p + "attn_k"), {1, -1, Hkv, hd}, p + "k_heads");
-      ValueId v = view(linear(h, p + "attn_v", p + "attn_v.bias", p + "attn_v"), {1, -1, Hkv, hd}, p + "v_heads");
+      auto qkv = [&](const char* t) {
+        return fuse ? fused(x, matrix(p + t), p + t + ".bias", p + "attn_norm", -1, 0, p + t)
+                    : linear(h, p + t, p + t + ".bias", p + t);
+      };
+      ValueId q = view(qkv("attn_q"), {1, -1, Hq, hd}, p + "q_heads");
+      ValueId k = view(qkv("attn_k"), {1, -1, Hkv, hd}, p + "k_heads");
+      ValueId v = view(qkv("attn_v"), {1, -1, Hkv, hd}, p + "v_heads");
       if (cfg_.has_qk_norm) {
         q = rms_norm(q, vector(p + "attn_q_norm"), p + "attn_q_norm");
         k = rms_norm(k, vector(p + "attn_k_norm"), p + "attn_k_norm");
@@ -262,6 +300,15 @@ class Builder {
         else
           g().op("llama.sdpa_with_kv_cache.default",
                  {qr, kr, v, kc, vc, pos, g().none(), g().none(), g().real(0.0), g().boolean(true), scale, att}, p + "sdpa");
+      }
+      if (fuse) {
+        // x2 = x + o-proj(att); x = x2 + down(glu(gate/up(norm(x2)))).
+        ValueId x2 = fused(view(att, {1, -1, Hq * hd}, p + "attn_flat"), matrix(p + "attn_output"), "", "", x, 0,
+                           p + "attn_output");
+        auto gu = stacked(p + "ffn_gate", p + "ffn_up", p + "ffn_gate_up");
+        ValueId prod = fused(x2, *gu, "", p + "ffn_norm", -1, cfg_.gelu_ffn ? 2 : 1, p + "ffn_gate_up");
+        x = fused(prod, matrix(p + "ffn_down"), "", "", x2, 0, p + "ffn_down");
+        continue;
       }
       ValueId o = linear(view(att, {1, -1, Hq * hd}, p + "attn_flat"), p + "attn_output", "", p + "attn_output");
       if (cfg_.post_norms) o = rms_norm(o, vector(p + "post_attention_norm"), p + "post_attention_norm");
@@ -328,6 +375,7 @@ class Builder {
   const LlamaGraphOptions& o_;
   LlamaGraph& out_;
   std::map<std::string, Matrix> mats_;
+  std::map<std::string, ValueId> vecs_;
 };
 
 }  // namespace

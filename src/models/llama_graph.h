@@ -6,6 +6,7 @@
 // RoPE (interleaved for llama, rotate-half for qwen; cos/sin tables precomputed in double) ->
 // llama.sdpa_with_kv_cache (fused cache update + causal GQA attention over [0, input_pos+S)) ->
 // output linear -> residual add -> rms_norm -> SwiGLU FFN (silu(gate) * up -> down) -> residual add.
+// With q4gsw weights the norms, the GLU and the residual adds fold into the linears (LlamaGraphOptions::fuse).
 // Then the last position's hidden state -> rms_norm -> output linear (tied to tok_embd when the model ties
 // them) -> logits [1, vocab] and argmax [1] (greedy decoding reads back one int; wgrt.argmax_checked, so
 // it is -1 when any logit is NaN or infinite).
@@ -48,6 +49,11 @@ struct LlamaGraphOptions {
   // (wgrt.rope_rows) and attention per row over its own slot (wgrt.sdpa_batched). logits [B, vocab],
   // next_token [B]. Rows of one slot in one execute must be consecutive positions (a prefill chunk).
   int slots = 0;
+  // Fused layer body (default) when every layer matrix is q4gsw, gate/up stack and the family has no post-norms:
+  // wgrt.linear_q4gsw_fused takes each block's RMSNorm into the q/k/v and gate/up linears, SwiGLU/GeGLU into
+  // the gate/up linear and the residual adds into the o-proj and down-proj linears (in decode: q, k, v, RoPE,
+  // SDPA, o, gate/up, down = 8 dispatches per layer instead of 11). false: the separate ops (tests compare them).
+  bool fuse = true;
 };
 
 struct LlamaGraph {

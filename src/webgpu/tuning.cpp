@@ -46,6 +46,9 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // contention there (lavapipe measured slower pipelined, BENCHMARKS.md); on GPUs the CPU recording hides.
   t.decode_pipeline = !f.cpu_adapter;
   t.gpu_sampling = !f.cpu_adapter;
+  // The fused layer body: fewer dispatches is the GPU lever (Dawn's 1.9 us floor, no overlap); on lavapipe it
+  // measured no faster (within the noise of a loaded 2-core machine), so CPU adapters keep the separate ops.
+  t.fused_gemv = !f.cpu_adapter;
 
   if (o.q4_gemv) {
     // i8 and sg where the device cannot run them: the op falls back (i8 -> wg); sg without subgroups is ignored.
@@ -71,6 +74,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (o.decode_pipeline) t.decode_pipeline = *o.decode_pipeline;
   if (o.gpu_sampling) t.gpu_sampling = *o.gpu_sampling;
   if (o.gemv_max_rows) t.gemv_max_rows = *o.gemv_max_rows;
+  if (o.fused_gemv) t.fused_gemv = *o.fused_gemv;
   return t;
 }
 
@@ -88,7 +92,8 @@ std::string Tuning::describe() const {
                                                         gemm.big_min_tiles);
   s += gemm.mmq_min_tiles ? fmt::format("int8 GEMM (q4 linear prefill) from {} tiles\n", gemm.mmq_min_tiles)
                           : std::string("int8 GEMM: off\n");
-  s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes\n", gemv_max_rows, max_binding_bytes);
+  s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes; fused GEMV (norm, GLU): {}\n", gemv_max_rows,
+                   max_binding_bytes, fused_gemv ? "on" : "off");
   s += fmt::format("attention: {}; split-KV decode from {} keys (chunks >= {} keys, ~{} workgroups); prefill chunk {} tokens\n",
                    sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash", sdpa_split_min_context,
                    sdpa_split_min_chunk, sdpa_split_target_workgroups, prefill_chunk);

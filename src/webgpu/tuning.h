@@ -85,6 +85,7 @@ struct TuningOverrides {
   std::optional<bool> decode_pipeline;            // WGRT_DECODE_PIPELINE = 0 | 1
   std::optional<bool> gpu_sampling;               // WGRT_GPU_SAMPLING = 0 | 1
   std::optional<int64_t> gemv_max_rows;           // WGRT_GEMV_MAX_ROWS = 0..8 (rows above take the GEMM)
+  std::optional<bool> fused_gemv;                 // WGRT_FUSED_GEMV = 0 | 1
   std::optional<bool> sdpa_legacy;                // WGRT_SDPA = flash | legacy
   std::optional<uint32_t> gemm_big_min_tiles;     // WGRT_GEMM_BIG = tiles (0 = off)
   std::optional<uint32_t> gemm_mmq_min_tiles;     // WGRT_GEMM_MMQ = tiles (0 = off)
@@ -105,6 +106,9 @@ struct Tuning {
   GemmTuning gemm;                 // the GEMM kernel (linear prefill, matmul, encoder attention)
   bool gemm_cpu_supported = false; // subgroups of >= 8 lanes (the Cpu GEMM broadcasts lanes 0..7)
   uint64_t max_binding_bytes = 0;  // weights are split along N into bindings of at most this many bytes
+  // wgrt.linear_q4gsw_fused on the GEMV route (M <= gemv_max_rows): RMSNorm and GLU inside the GEMV dispatch
+  // (gemv_q4_fuse.wgsl); off: the norm and the GLU run as their own dispatches (the residual stays in the GEMV).
+  bool fused_gemv = true;
   // ---- attention (ops/attention) ----
   // llama.sdpa_with_kv_cache (flash attention, ops/attention/sdpa.cpp plan_flash):
   int64_t sdpa_split_min_context = 256;      // decode (S == 1) splits the keys from this many keys of context

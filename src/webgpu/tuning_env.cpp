@@ -129,6 +129,11 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     if (!l) bad("WGRT_GEMV_MAX_ROWS", *v, "a whole number of rows in 0..8");
     o.gemv_max_rows = int64_t((*l)[0]);
   }
+  if (auto v = get("WGRT_FUSED_GEMV")) {
+    auto l = parse_list(*v, 1, 1, 1);
+    if (!l) bad("WGRT_FUSED_GEMV", *v, "0 or 1");
+    o.fused_gemv = (*l)[0] == 1;
+  }
   return o;
 }
 

@@ -399,6 +399,8 @@ TEST(Linear, GemvPolicyRules) {
   cpu_facts.cpu_adapter = true;
   const webgpu::Tuning c = webgpu::Tuning::for_device(cpu_facts);
   EXPECT_EQ(c.q4_gemv, webgpu::Q4GemvKernel::Workgroup);
+  EXPECT_TRUE(g.fused_gemv);
+  EXPECT_FALSE(c.fused_gemv);
   EXPECT_EQ(c.gemv_q4_shape(webgpu::Q4GemvKernel::Workgroup, 128256), (webgpu::GemvQ4Shape{16, 8, 8, 0}));
 }
 

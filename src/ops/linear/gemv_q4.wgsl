@@ -8,7 +8,8 @@
 // so a row lane reads TK*16 contiguous bytes per step. The 32 x values of a step are loaded once and reused for
 // the RPT rows; codes are decoded with q4_dot32 (ops/linear/q4_decode.wgsl), times the group's scale (G >= 32:
 // one scale per step). Partial sums are reduced in workgroup memory (gemv_q4_reduce.wgsl). Grid: 1-D, folded
-// (linear_workgroup).
+// (linear_workgroup). x is read through gemv_x4 and stored through gemv_store (gemv_q4_fuse.wgsl: the fused
+// RMSNorm, residual and GLU of wgrt.linear_q4gsw_fused).
 // XV > 0 (GPUs): the workgroup first copies x (XV = K / 4 vec4) into workgroup memory, transposed to [8][K / 32]
 // so that the TK lanes of a row, which need the same vec4 slot of consecutive 32-element chunks, read
 // consecutive addresses; from global memory those lanes would touch TK different cache lines per load, which
@@ -40,9 +41,10 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   let nv = p.K / 32u;              // vec4<u32> per row
   let groups = p.K / p.group;      // scales per row
   let row_idx = gemv_rows(wg, lid);
+  gemv_norm_begin(lid);
   if (XV > 0u) {
     for (var i = lid; i < XV; i += TK * TR) {
-      xs[(i % 8u) * (XV / 8u) + i / 8u] = x[m_row * XV + i];
+      xs[(i % 8u) * (XV / 8u) + i / 8u] = gemv_x4(i);
     }
     workgroupBarrier();
   }
@@ -53,7 +55,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
       if (XV > 0u) {
         xv[w] = xs[w * (XV / 8u) + v];
       } else {
-        xv[w] = x[m_row * (p.K / 4u) + v * 8u + w];
+        xv[w] = gemv_x4(v * 8u + w);
       }
     }
     let g = (v * 32u) / p.group;

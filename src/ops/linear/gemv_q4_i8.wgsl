@@ -58,13 +58,12 @@ fn low_byte(q : vec4<i32>) -> vec4<i32> {
   return (q << vec4<u32>(24u)) >> vec4<u32>(24u);
 }
 
-// Converts row m_row of x into workgroup memory (see the header), one invocation per word (8 k) in two
+// Converts row m_row of x (as gemv_x4 reads it: the fused RMSNorm applied, gemv_q4_fuse.wgsl) into workgroup memory (see the header), one invocation per word (8 k) in two
 // passes: the largest exponent of each word, then, after a barrier, the block's scale and the word's planes.
 fn stage_x(lid : u32) {
-  let base = m_row * (XB * 8u);
   for (var u = lid; u < XB * 4u; u += TK * TR) {
-    let a = bitcast<vec4<u32>>(x[base + 2u * u]) & vec4<u32>(0x7FFFFFFFu);
-    let b = bitcast<vec4<u32>>(x[base + 2u * u + 1u]) & vec4<u32>(0x7FFFFFFFu);
+    let a = bitcast<vec4<u32>>(gemv_x4(2u * u)) & vec4<u32>(0x7FFFFFFFu);
+    let b = bitcast<vec4<u32>>(gemv_x4(2u * u + 1u)) & vec4<u32>(0x7FFFFFFFu);
     let mx = max(a, b);
     xe[u / 4u][u % 4u] = max(max(mx.x, mx.y), max(mx.z, mx.w)) >> 23u;
   }
@@ -78,8 +77,8 @@ fn stage_x(lid : u32) {
     // into [2^21, 2^22). Both 2^e and 2^-e are built from their exponent bits (e + 127 in 20..253).
     let e = min(148 - i32(max(E, 1u)), 126);
     let m = bitcast<f32>(u32(e + 127) << 23u);
-    let a = round_q(x[base + 2u * u], m);        // k = 8c .. 8c+3 of the block
-    let b4 = round_q(x[base + 2u * u + 1u], m);  // k = 8c+4 .. 8c+7
+    let a = round_q(gemv_x4(2u * u), m);        // k = 8c .. 8c+3 of the block
+    let b4 = round_q(gemv_x4(2u * u + 1u), m);  // k = 8c+4 .. 8c+7
     let s = a + b4;
     xs8[blk][c] = 8 * (s.x + s.y + s.z + s.w);
     let q2 = array<vec4<i32>, 2>(vec4<i32>(a.x, a.z, b4.x, b4.z), vec4<i32>(a.y, a.w, b4.y, b4.w));
@@ -128,6 +127,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   let t = lid % TK;
   let groups = p.K / p.group;  // scales per row
   let row_idx = gemv_rows(wg, lid);
+  gemv_norm_begin(lid);
   stage_x(lid);
   var acc : array<f32, 8>;
   for (var v = t; v < XB; v += TK) {

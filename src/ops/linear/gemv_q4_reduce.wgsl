@@ -4,16 +4,19 @@
 // against bank conflicts), the bindings bias / out / p and the private m_row; lane (r, t) = (lid / TK, lid % TK) passes its
 // RPT partial sums, acc[i] belonging to row r + TR * i of the workgroup.
 //
-// gemv_rows gives lane lid's RPT rows within this dispatch's slice (clamped to the last row: lanes past N
-// compute a duplicate that is never stored).
+// gemv_rows gives lane lid's RPT rows within this dispatch's slice (gemv_row of gemv_q4_fuse.wgsl: clamped to
+// the last row, lanes past N compute a duplicate that is never stored; GLU pairs gate and up rows).
 //
 // Stage 1 writes the partials; stage 2 has PR = TK / RPT threads per row fold RPT partials each (thread j of
 // row `row` folds part[row][j + PR * m], m < RPT, into part[row][j]: only it reads or writes that slot in this
-// stage); stage 3 has one thread per row sum the PR results, add the bias and store.
+// stage); stage 3 has one thread per row sum the PR results and hand them to the store hook gemv_store
+// (gemv_q4_fuse.wgsl: bias, residual or GLU epilogue).
+#include "ops/linear/gemv_q4_fuse.wgsl"
+
 fn gemv_rows(wg : u32, lid : u32) -> array<u32, 8> {
   var row_idx : array<u32, 8>;
   for (var i = 0u; i < RPT; i++) {
-    row_idx[i] = min(wg * TR * RPT + lid / TK + TR * i, p.N - 1u);
+    row_idx[i] = gemv_row(wg, lid / TK + TR * i);
   }
   return row_idx;
 }
@@ -37,17 +40,11 @@ fn gemv_reduce_store(lid : u32, wg : u32, acc : array<f32, 8>) {
     part[row * (TK + 1u) + j] = s;
   }
   workgroupBarrier();
+  var s = 0.0;
   if (lid < rows) {
-    let n = wg * rows + lid;
-    if (n < p.N) {
-      var s = 0.0;
-      for (var j = 0u; j < PR; j++) {
-        s += part[lid * (TK + 1u) + j];
-      }
-      if (p.has_bias != 0u) {
-        s += bias[p.n_base + n];
-      }
-      out[m_row * p.out_stride + p.n_base + n] = s;
+    for (var j = 0u; j < PR; j++) {
+      s += part[lid * (TK + 1u) + j];
     }
   }
+  gemv_store(lid, wg, s);
 }

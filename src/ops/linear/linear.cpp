@@ -7,6 +7,18 @@
 //       G in {32, 64, 128}, K a multiple of G (build errors otherwise). f16 scales (what the GGUF loader uploads:
 //       Q4_0's own block scales) halve the scale bytes; every kernel reads either through q4gsw_scale
 //       (q4gsw_scale.wgsl, override SCALE_F16).
+//   wgrt.linear_q4gsw_fused.default(x [..., K] f32, qweight, scales, group_size, bias [N] | None,
+//                                   norm_weight [K] f32 | None, eps double, residual [..., N] f32 | None,
+//                                   act int, out [..., N] (act 0) or [..., N / 2] f32)
+//       the q4gsw linear of the decoder's layer body with its neighbours folded in (wgrt's own op):
+//         h = norm_weight ? x / sqrt(mean(x^2) + eps) * norm_weight : x      (RMSNorm of each row of x)
+//         y = h @ W^T + bias
+//         out = act == 0 ? y (+ residual) : glu(y[..., :N/2]) * y[..., N/2:]  (act 1 silu, 2 gelu-tanh)
+//       residual with act, or with a bias, is an error (no layer needs them). On the GEMV route with the tuning
+//       policy's fused_gemv (WGRT_FUSED_GEMV) this is one dispatch (the NORM / EPI hooks of
+//       gemv_q4_fuse.wgsl); otherwise the norm and the GLU are their own dispatches around the GEMV or GEMM
+//       (rms_norm.wgsl, swiglu.wgsl) through scratch, and the residual is the GEMV's epilogue or the GEMM's bias
+//       term (beta 1, row stride N). A weight split into binding chunks keeps the GLU as its own dispatch.
 // Routes, chosen at every execute from the live M = numel(x) / K:
 //   0 (M <= 8: decode, short prompts): cooperative GEMV, one grid layer per row (gemv_f32.wgsl; q4: one of three
 //     kernels, see q4_gemv_spec below); f32 needs K % 4 == 0, else the GEMM route also serves M == 1;
@@ -20,6 +32,7 @@
 // (WGRT_MAX_BINDING_BYTES; tests, experiments) may lower the limit used for this split. x, bias and out are bound whole: if they exceed the limit the build
 // fails with a LimitError naming the tensor.
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "graph/op_builder.h"
@@ -33,16 +46,17 @@ namespace wgrt::ops {
 namespace {
 
 struct GemvParams {
-  uint32_t N, K, group, has_bias, n_base, nwg, out_stride, pad1;
+  uint32_t N, K, group, has_bias, n_base, nwg, out_stride;
+  float eps;  // fused RMSNorm
 };
-WGRT_UNIFORM(GemvParams, N, K, group, has_bias, n_base, nwg, out_stride, pad1);
+WGRT_UNIFORM(GemvParams, N, K, group, has_bias, n_base, nwg, out_stride, eps);
 
 // The GEMV kernel and shape for a q4 weight of N rows and K columns, from the device's tuning policy
 // (webgpu/tuning.h has the rules and their measurements), falling back to the workgroup-memory f32-decode kernel
 // where the policy's choice cannot run here: the int8 kernel's staged x does not fit the device's workgroup memory
 // (reflected from the kernel's WGSL at these overrides), or no subgroups. x is staged for the f32-decode kernel
 // where the shape asks for it and it fits. A forced shape (WGRT_GEMV_Q4 / _SG) that does not fit is an error.
-webgpu::KernelSpec q4_gemv_spec(const OpBuilder& b, int64_t N, int64_t K, bool scale_f16) {
+webgpu::KernelSpec q4_gemv_spec(const OpBuilder& b, int64_t N, int64_t K, bool scale_f16, bool fused) {
   const webgpu::Tuning& t = b.device().tuning();
   const uint64_t smem = b.device().limits().maxComputeWorkgroupStorageSize;
   auto fits = [&](const webgpu::KernelSpec& s) { return webgpu::PipelineCache::reflect(s).workgroup_bytes <= smem; };
@@ -52,6 +66,7 @@ webgpu::KernelSpec q4_gemv_spec(const OpBuilder& b, int64_t N, int64_t K, bool s
                                                {"SCALE_F16", f16}}, {}};
   };
   webgpu::Q4GemvKernel k = t.q4_gemv;
+  if (k == webgpu::Q4GemvKernel::Subgroup && fused) k = webgpu::Q4GemvKernel::Workgroup;  // no fusion hooks there
   if (k == webgpu::Q4GemvKernel::Subgroup) {
     const webgpu::GemvQ4SgShape sg = t.gemv_q4_sg_shape(N, K);
     webgpu::KernelSpec s{"ops/linear/gemv_q4_sg.wgsl", "main", {{"RPT", double(sg.rpt)}, {"BW", double(sg.bw)}, {"KS", double(sg.ks)}, {"SCALE_F16", f16}}, {}};
@@ -88,9 +103,47 @@ std::vector<Chunk> plan_chunks(const OpBuilder& b, int64_t N, uint64_t row_bytes
   return c;
 }
 
-void build_linear(OpBuilder& b, bool q4) {
-  b.check_args(q4 ? 6 : 4);
-  const size_t wi = 1, si = 2, bi = q4 ? 4 : 2, oi = q4 ? 5 : 3;
+struct RmsParams {  // ops/norm/rms_norm.wgsl
+  uint32_t rows, D;
+  float eps;
+  uint32_t pad;
+};
+WGRT_UNIFORM(RmsParams, rows, D, eps, pad);
+struct GluParams {  // ops/elementwise/swiglu.wgsl
+  uint32_t n, h, a, b;
+};
+WGRT_UNIFORM(GluParams, n, h, a, b);
+
+// The fused op's extra arguments (wgrt.linear_q4gsw_fused): argument indices, -1 when None.
+struct Fusion {
+  int norm = -1, res = -1;
+  float eps = 0;
+  int act = 0;  // 1 silu-GLU, 2 gelu-tanh-GLU
+};
+
+Fusion fusion_args(OpBuilder& b, int64_t K) {
+  Fusion f;
+  if (!b.is_none(5)) {
+    f.norm = 5;
+    b.check_dtype(5, DType::F32);
+    b.check(b.tensor(5).dims == Dims{K}, "norm_weight '{}' {} must be [{}]", b.tensor(5).name, dims_str(b.tensor(5).dims), K);
+    f.eps = float(b.real_arg(6));
+    b.check(f.eps >= 0, "eps must be >= 0, got {}", f.eps);
+  }
+  if (!b.is_none(7)) {
+    f.res = 7;
+    b.check_dtype(7, DType::F32);
+  }
+  f.act = int(b.int_arg(8));
+  b.check(f.act >= 0 && f.act <= 2, "act must be 0 (none), 1 (silu GLU) or 2 (gelu-tanh GLU), got {}", f.act);
+  b.check(!(f.act && f.res >= 0), "a residual with a GLU activation is not supported");
+  b.check(!(f.res >= 0 && !b.is_none(4)), "a residual with a bias is not supported");
+  return f;
+}
+
+void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
+  b.check_args(fused_op ? 10 : q4 ? 6 : 4);
+  const size_t wi = 1, si = 2, bi = q4 ? 4 : 2, oi = fused_op ? 9 : q4 ? 5 : 3;
   b.check_dtype(0, DType::F32);
   b.check_dtype(oi, DType::F32);
   b.check_rank(0, 1, 8);
@@ -129,6 +182,15 @@ void build_linear(OpBuilder& b, bool q4) {
     row_bytes = uint64_t(K) * 4;
   }
   b.check(N > 0, "weight '{}' has no rows", w.name);
+  const Fusion fu = fused_op ? fusion_args(b, K) : Fusion{};
+  b.check(fu.act == 0 || N % 2 == 0, "a GLU needs an even number of weight rows ([gate; up]), got {}", N);
+  const int64_t Nout = fu.act ? N / 2 : N;
+  if (fu.res >= 0) {
+    Dims rd = xd;
+    rd.back() = N;
+    b.check(b.tensor(size_t(fu.res)).dims == rd, "residual '{}' {} must be {}", b.tensor(size_t(fu.res)).name,
+            dims_str(b.tensor(size_t(fu.res)).dims), dims_str(rd));
+  }
   const bool has_bias = !b.is_none(bi);
   if (has_bias) {
     b.check_dtype(bi, DType::F32);
@@ -138,11 +200,20 @@ void build_linear(OpBuilder& b, bool q4) {
   const std::vector<Chunk> chunks = plan_chunks(b, N, row_bytes, scale_row_bytes);
   const bool split = chunks.size() > 1;
 
-  const webgpu::KernelSpec gemv_spec =
-      q4 ? q4_gemv_spec(b, N, K, scale_f16)
+  // Which fusions run inside the GEMV (the tuning policy's rule; the GLU needs unsplit weights and row pairs).
+  const bool fuse_gemv = fused_op && b.device().tuning().fused_gemv;
+  webgpu::KernelSpec gemv_spec =
+      q4 ? q4_gemv_spec(b, N, K, scale_f16, fused_op)
          : webgpu::KernelSpec{"ops/linear/gemv_f32.wgsl", "main", {{"RPT", double(b.device().tuning().gemv_f32_rpt)}}, {}};
   // Rows per GEMV workgroup: the kernel's ROWS_PER_WG at these overrides (its WGSL is the one source).
-  const uint32_t gemv_rows = webgpu::PipelineCache::value(gemv_spec, "ROWS_PER_WG");
+  uint32_t gemv_rows = webgpu::PipelineCache::value(gemv_spec, "ROWS_PER_WG");
+  const bool gemv_norm = fuse_gemv && fu.norm >= 0, gemv_glu = fuse_gemv && fu.act && !split && gemv_rows % 2 == 0;
+  if (fused_op) {
+    gemv_spec.constants.push_back({"NORM", gemv_norm ? 1.0 : 0.0});
+    gemv_spec.constants.push_back({"EPI", gemv_glu ? 1.0 + fu.act : fu.res >= 0 ? 1.0 : 0.0});
+  }
+  // Pairs of rows per workgroup with the GLU in the epilogue: ROWS_PER_WG / 2 outputs.
+  const uint32_t gemv_outs = gemv_glu ? gemv_rows / 2 : gemv_rows;
   const int64_t gemv_max_rows = b.device().tuning().gemv_max_rows;
 
   struct ChunkRefs {
@@ -153,14 +224,44 @@ void build_linear(OpBuilder& b, bool q4) {
   std::vector<ChunkRefs> refs;
   const Binding x = Binding::tensor(b.arg(0)), out = Binding::tensor(b.arg(oi));
   const Binding bias = has_bias ? Binding::tensor(b.arg(bi)) : x;  // unused binding when there is no bias
+  const Binding res = fu.res >= 0 ? Binding::tensor(b.arg(size_t(fu.res))) : x;
+  const Binding nw = fu.norm >= 0 ? Binding::tensor(b.arg(size_t(fu.norm))) : x;
+  // The norm and the GLU as their own dispatches, through scratch: always where the GEMV does not fuse them,
+  // else on the GEMM routes only (one dispatch per route, so each route group holds its own).
+  const int64_t max_m = numel(xd) / K;
+  struct Side {
+    DispatchRef d;
+    UniformRef u;
+  };
+  // Route 3: the int8 GEMM for q4 weights (K % 32 == 0 follows from G).
+  const uint32_t mmq_min_tiles = q4 && b.device().has_packed_dot() ? b.device().tuning().gemm.mmq_min_tiles : 0;
+  const bool has_mmq = mmq_min_tiles > 0;
+  std::vector<Side> norms, glus;
+  std::optional<ScratchRef> xn, y;
+  if (fu.norm >= 0) xn = b.scratch(uint64_t(max_m * K) * 4, "normalized x");
+  if (fu.act) y = b.scratch(uint64_t(max_m * N) * 4, "gate and up");
+  auto add_norm = [&](int route) {
+    UniformRef u = b.uniform<RmsParams>();
+    norms.push_back({b.dispatch({"ops/norm/rms_norm.wgsl", "main", {}, {}}, {x, nw, *xn, u}, route), u});
+  };
+  auto add_glu = [&](int route) {
+    UniformRef u = b.uniform<GluParams>();
+    glus.push_back({b.dispatch({"ops/elementwise/swiglu.wgsl", "main", {{"GELU", fu.act == 2 ? 1.0 : 0.0}}, {}},
+                               {*y, out, u}, route), u});
+  };
+  if (fu.norm >= 0) {
+    if (!gemv_norm) add_norm(-1);
+    else for (int route : {1, 2, 3}) if (route != 3 || has_mmq) add_norm(route);
+  }
+  const Binding gemv_x = xn && !gemv_norm ? Binding(*xn) : x, gemm_x = xn ? Binding(*xn) : x;
+  const Binding gemv_out = y && !gemv_glu ? Binding(*y) : out, gemm_out = y ? Binding(*y) : out;
+  const Binding gemm_bias = fu.res >= 0 ? res : bias;
   const GemmConfig gemm_cfg = gemm_config(b.device());
   // GPUs: outputs with >= big_min_tiles 128x128 tiles take the register-blocked kernel (route 2).
   const uint32_t big_min_tiles = gemm_cfg.kind == GemmConfig::Kind::Tiled ? b.device().tuning().gemm.big_min_tiles : 0;
   const bool has_big = big_min_tiles > 0 && (!q4 || (K % 16 == 0 && G % 16 == 0));
   const GemmConfig big_cfg = gemm_big_config();
-  // Route 3: the int8 GEMM for q4 weights (K % 32 == 0 follows from G); x quantized once for all chunks.
-  const uint32_t mmq_min_tiles = q4 && b.device().has_packed_dot() ? b.device().tuning().gemm.mmq_min_tiles : 0;
-  const bool has_mmq = mmq_min_tiles > 0;
+  // Route 3 (the int8 GEMM): x quantized once for all chunks.
   const GemmConfig mmq_cfg = has_mmq ? gemm_mmq_config() : GemmConfig{};
   UniformRef q8_u;
   DispatchRef q8_d;
@@ -172,7 +273,7 @@ void build_linear(OpBuilder& b, bool q4) {
     qa = qs;
     da = ds;
     q8_u = b.uniform<Q8Params>();
-    q8_d = b.dispatch(quantize_q8_kernel(), {x, qa, da, q8_u}, 3);
+    q8_d = b.dispatch(quantize_q8_kernel(), {gemm_x, qa, da, q8_u}, 3);
   }
   for (const Chunk& c : chunks) {
     ChunkRefs r{c, {}, {}, {}, {}, {}, {}};
@@ -187,14 +288,19 @@ void build_linear(OpBuilder& b, bool q4) {
                  : Binding::tensor(b.arg(si));
     if (has_gemv) {
       r.gemv_u = b.uniform<GemvParams>();
-      if (q4) r.gemv_d = b.dispatch(gemv_spec, {x, wb, sb, bias, out, r.gemv_u}, 0);
+      if (q4) r.gemv_d = b.dispatch(gemv_spec, {gemv_x, wb, sb, bias, gemv_out, r.gemv_u, nw, res}, 0);
       else r.gemv_d = b.dispatch(gemv_spec, {x, wb, bias, out, r.gemv_u}, 0);
     }
     r.gemm_u = b.uniform<GemmParams>();
-    r.gemm_d = b.dispatch(gemm_kernel(gemm_cfg, q4, true, scale_f16), {x, wb, sb, bias, out, r.gemm_u}, 1);
-    if (has_big) r.big_d = b.dispatch(gemm_big_kernel(q4, scale_f16), {x, wb, sb, bias, out, r.gemm_u}, 2);
-    if (has_mmq) r.mmq_d = b.dispatch(gemm_mmq_kernel(scale_f16), {qa, wb, sb, bias, out, r.gemm_u, da}, 3);
+    r.gemm_d = b.dispatch(gemm_kernel(gemm_cfg, q4, true, scale_f16), {gemm_x, wb, sb, gemm_bias, gemm_out, r.gemm_u}, 1);
+    if (has_big) r.big_d = b.dispatch(gemm_big_kernel(q4, scale_f16), {gemm_x, wb, sb, gemm_bias, gemm_out, r.gemm_u}, 2);
+    if (has_mmq)
+      r.mmq_d = b.dispatch(gemm_mmq_kernel(scale_f16), {qa, wb, sb, gemm_bias, gemm_out, r.gemm_u, da}, 3);
     refs.push_back(r);
+  }
+  if (fu.act) {
+    if (!gemv_glu) add_glu(-1);
+    else for (int route : {1, 2, 3}) if (route != 3 || has_mmq) add_glu(route);
   }
 
   b.on_resize([=](ResizeContext& r) {
@@ -203,7 +309,18 @@ void build_linear(OpBuilder& b, bool q4) {
       r.fail("x '{}' has live dims {}; the last dim must stay {} (K)", r.tensor(0).name, dims_str(d), K);
     const int64_t M = numel(d) / K;
     d.back() = N;
+    if (fu.res >= 0 && r.tensor(size_t(fu.res)).dims != d)
+      r.fail("live residual {} differs from the output {}", dims_str(r.tensor(size_t(fu.res)).dims), dims_str(d));
+    d.back() = Nout;
     r.set_dims(oi, d);
+    for (const Side& s : norms) {
+      r.set_uniform(s.u, RmsParams{uint32_t(M), uint32_t(K), fu.eps, 0});
+      r.set_workgroups(s.d, uint64_t(M));
+    }
+    for (const Side& s : glus) {
+      r.set_uniform(s.u, GluParams{uint32_t(M * Nout), uint32_t(Nout), 0, 0});
+      r.set_invocations(s.d, uint64_t(M * Nout));
+    }
     // Small batches (decode, short prompts) run the GEMV once per row (grid layers): for M <= gemv_max_rows
     // re-reading the weights M times costs less than the GEMM's tile set-up and barriers.
     const bool gemv = has_gemv && M >= 1 && M <= gemv_max_rows;
@@ -217,9 +334,9 @@ void build_linear(OpBuilder& b, bool q4) {
     }
     for (const ChunkRefs& c : refs) {
       if (has_gemv) {
-        uint32_t nwg = uint32_t(div_up(uint64_t(c.c.rows), gemv_rows));
+        const uint32_t nwg = uint32_t(div_up(uint64_t(gemv_glu ? Nout : c.c.rows), gemv_outs));
         r.set_uniform(c.gemv_u, GemvParams{uint32_t(c.c.rows), uint32_t(K), uint32_t(G), has_bias, uint32_t(c.c.n0), nwg,
-                                           uint32_t(N), 0});
+                                           uint32_t(gemv_glu ? Nout : N), fu.eps});
         r.set_workgroups(c.gemv_d, nwg, uint32_t(std::max<int64_t>(M, 1)));
       }
       GemmParams p;
@@ -231,7 +348,8 @@ void build_linear(OpBuilder& b, bool q4) {
       p.c_off = uint32_t(c.c.n0);
       p.c_sm = uint32_t(N);
       p.bias_off = uint32_t(c.c.n0);
-      p.has_bias = has_bias;
+      p.has_bias = has_bias || fu.res >= 0;
+      if (fu.res >= 0) p.bias_sm = uint32_t(N);  // the residual as the bias term: row m of [M, N]
       p.group = uint32_t(q4 ? G : 32);
       p.s_sn = uint32_t(q4 ? K / G : 0);
       r.set_uniform(c.gemm_u, p);
@@ -262,6 +380,9 @@ void register_linear_ops(OpRegistry& r) {
   q4.push_back(quantize_q8_kernel().shader + ":main");
   r.add({"aten.linear.default", [](OpBuilder& b) { build_linear(b, false); }, f32, true});
   r.add({"et_vk.linear_q4gsw.default", [](OpBuilder& b) { build_linear(b, true); }, q4, true});
+  std::vector<std::string> fused = q4;
+  fused.insert(fused.end(), {"ops/norm/rms_norm.wgsl:main", "ops/elementwise/swiglu.wgsl:main"});
+  r.add({"wgrt.linear_q4gsw_fused.default", [](OpBuilder& b) { build_linear(b, true, true); }, fused, true});
 }
 
 }  // namespace wgrt::ops
