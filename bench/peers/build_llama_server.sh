@@ -9,6 +9,9 @@
 # Usage: bench/peers/build_llama_server.sh [--pack OUT.tar.xz]
 #   env: BUNDLE=third_party/llama.cpp/gitRelease.bundle  OUT=build-peers/llama-server  JOBS=2
 # Output: $OUT/vulkan/llama-server, $OUT/cpu/llama-server (+ their .so files). Nothing is committed.
+# The H200 package (--pack): llama-server-peer/ with the Vulkan binary, its libraries and the CPU variants,
+# stripped, about 10 MiB as .tar.xz; bench/h200/scripts/run20_serve_peer.sh expects it at
+# .devlibs/peers/llama-server-peer.tar.xz. Needs only libvulkan.so.1 and the C++ runtime on the host.
 # Run: GGML_VK_VISIBLE_DEVICES=0 $OUT/vulkan/llama-server -m F.gguf -ngl 99 --port P   (lavapipe is device 0 here)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
