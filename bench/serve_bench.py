@@ -151,6 +151,8 @@ def main():
     p.add_argument("--prompt", default="Once upon a time")
     p.add_argument("model", nargs=argparse.REMAINDER)
     a = p.parse_args()
+    # SIGTERM (a `timeout` around the run) unwinds like Ctrl-C, so the server started here is stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     global WGRT_METRICS
     server = None
     margs = [x for x in a.model if x != "--"]
@@ -168,7 +170,12 @@ def main():
             "stream_options": {"include_usage": True}, "ignore_eos": True}
     try:
         level(host, port, 1, 1, dict(body, max_tokens=8))  # warm-up (pipelines)
-        rows = [level(host, port, int(s), a.requests, body) for s in a.streams.split(",")]
+        rows = []
+        for s in a.streams.split(","):
+            rows.append(level(host, port, int(s), a.requests, body))
+            r = rows[-1]  # progress on stderr: a run cut short by a time limit keeps its finished levels
+            print(f"level {r['streams']}: {r['tok_s']:.2f} tok/s, TTFT {r['ttft_ms']:.0f} ms, ITL {r['itl_ms']:.0f} ms",
+                  file=sys.stderr, flush=True)
     finally:
         if server:
             server.stop()
