@@ -6,11 +6,13 @@
 //   GGML_VK_VISIBLE_DEVICES=0 node bench/llamacpp_bench.mjs -m model.gguf -p 128 -n 32 -r 3 [--json]
 //   GGML_VK_VISIBLE_DEVICES=0 node bench/llamacpp_bench.mjs -m stories260K.gguf --greedy 60 [--prompt TEXT]
 // (llama.cpp's Vulkan backend skips CPU devices such as Mesa lavapipe unless GGML_VK_VISIBLE_DEVICES names them.)
+//   node bench/llamacpp_bench.mjs -m model.gguf --cpu -t 2 ...   llama.cpp's CPU backend (node-llama-cpp's CPU
+//   prebuilt, no layers offloaded) on -t threads.
 // --greedy N prints the N greedy (temperature 0) token ids after BOS (+ prompt) and their text, as JSON.
 import {getLlama, LlamaLogLevel} from "node-llama-cpp";
 
 function parseArgs(argv) {
-  const a = {model: null, prompt: 128, gen: 32, reps: 3, json: false, greedy: 0, text: "", threads: 0};
+  const a = {model: null, prompt: 128, gen: 32, reps: 3, json: false, greedy: 0, text: "", threads: 0, cpu: false};
   for (let i = 0; i < argv.length; ++i) {
     const k = argv[i], v = () => {
       if (i + 1 >= argv.length) throw new Error(`${k} needs a value`);
@@ -22,6 +24,7 @@ function parseArgs(argv) {
     else if (k === "-r") a.reps = parseInt(v(), 10);
     else if (k === "-t") a.threads = parseInt(v(), 10);
     else if (k === "--json") a.json = true;
+    else if (k === "--cpu") a.cpu = true;
     else if (k === "--greedy") a.greedy = parseInt(v(), 10);
     else if (k === "--prompt") a.text = v();
     else throw new Error(`unknown argument ${k}`);
@@ -51,9 +54,11 @@ function randomTokens(n, vocab, seed = 42) {
 }
 
 const args = parseArgs(process.argv.slice(2));
-const llama = await getLlama({gpu: "vulkan", build: "never", logLevel: LlamaLogLevel.error, progressLogs: false});
-const model = await llama.loadModel({modelPath: args.model, gpuLayers: "max"});
-const gpuName = (await llama.getGpuDeviceNames()).join(", ");
+const llama = await getLlama({gpu: args.cpu ? false : "vulkan", build: "never", logLevel: LlamaLogLevel.error,
+                              progressLogs: false});
+const model = await llama.loadModel({modelPath: args.model, gpuLayers: args.cpu ? 0 : "max"});
+const gpuName = args.cpu ? `CPU (${args.threads > 0 ? args.threads : "default"} threads)`
+                         : (await llama.getGpuDeviceNames()).join(", ");
 
 if (args.greedy > 0) {
   const context = await model.createContext({contextSize: 512, sequences: 1});
@@ -99,7 +104,7 @@ for (let r = 0; r < args.reps; ++r) {
   tgRuns.push(await tg());
 }
 const res = {pp: meanSd(ppRuns), tg: meanSd(tgRuns), n_prompt: args.prompt, n_gen: args.gen, gpu: gpuName,
-             llama_cpp: "node-llama-cpp 3.21.1 (Vulkan prebuilt)"};
+             llama_cpp: `node-llama-cpp 3.21.1 (${args.cpu ? "CPU" : "Vulkan"} prebuilt)`};
 if (args.json) console.log(JSON.stringify(res));
 else {
   console.log(`model: ${args.model} | ${gpuName}`);

@@ -284,13 +284,14 @@ class Builder {
       ValueId att = g().tensor(DType::F32, {1, S, Hq, hd}, p + "attn");
       const ValueId scale = cfg_.attn_scale != 0.0f ? g().real(cfg_.attn_scale) : g().none();
       if (N > 0) {
-        if (cfg_.attn_softcap != 0.0f || swa)
-          throw Unsupported("serving several sequences at once (--parallel) does not support gemma's soft-capped or "
-                            "sliding-window attention yet: use --parallel 1");
         if (rope)
           g().op(cfg_.rope_interleaved ? "wgrt.rope_rows.default" : "wgrt.rope_rows_hf.default",
                  {q, k, fcos, fsin, out_.row_pos, qr, kr}, p + "rope");
-        g().op("wgrt.sdpa_batched.default", {qr, kr, v, kc, vc, out_.row_slots, out_.row_pos, scale, att}, p + "sdpa");
+        if (cfg_.attn_softcap != 0.0f || swa)  // gemma: soft-capped scores, sliding window
+          g().op("wgrt.sdpa_batched_swa.default", {qr, kr, v, kc, vc, out_.row_slots, out_.row_pos, scale,
+                  g().real(cfg_.attn_softcap), g().int_value(swa ? cfg_.sliding_window : 0), att}, p + "sdpa");
+        else
+          g().op("wgrt.sdpa_batched.default", {qr, kr, v, kc, vc, out_.row_slots, out_.row_pos, scale, att}, p + "sdpa");
       } else {
         if (rope) g().op(rope_op, {q, k, fcos, fsin, pos, qr, kr}, p + "rope");
         if (cfg_.attn_softcap != 0.0f || swa)  // gemma: soft-capped scores, sliding window

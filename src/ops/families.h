@@ -16,8 +16,7 @@ void register_embedding_ggml_ops(OpRegistry& r);  // embedding/embedding_ggml.cp
 void register_softmax_ops(OpRegistry& r);      // reduce/softmax.cpp
 void register_argmax_ops(OpRegistry& r);       // reduce/argmax.cpp
 void register_reduce_axis_ops(OpRegistry& r);  // reduce/reduce_axis.cpp
-void register_rope_ops(OpRegistry& r);         // rope/rope.cpp
-void register_rope_rows_ops(OpRegistry& r);    // rope/rope_rows.cpp
+void register_rope_ops(OpRegistry& r);         // rope/rope.cpp (also wgrt.rope_rows)
 void register_kv_cache_ops(OpRegistry& r);     // kv_cache/update_cache.cpp
 void register_attention_ops(OpRegistry& r);    // attention/sdpa.cpp
 void register_sdpa_batched_ops(OpRegistry& r); // attention/sdpa_batched.cpp

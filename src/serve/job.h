@@ -22,6 +22,7 @@ struct GenParams {
   float min_p = 0.0f;
   uint64_t seed = 0;
   std::vector<std::string> stop;
+  bool ignore_eos = false;    // llama-server's extension: end tokens do not end the request (benchmarks)
 };
 
 struct JobResult {

@@ -111,6 +111,10 @@ ParsedRequest parse_request(const std::string& text, bool chat) {
     }
     std::erase_if(g.stop, [](const std::string& x) { return x.empty(); });
   }
+  if (body.contains("ignore_eos") && !body["ignore_eos"].is_null()) {
+    if (!body["ignore_eos"].is_boolean()) throw bad("ignore_eos", "'ignore_eos' must be true or false");
+    g.ignore_eos = body["ignore_eos"].get<bool>();
+  }
   if (body.contains("n") && !body["n"].is_null() && (!body["n"].is_number_integer() || body["n"].get<int64_t>() != 1))
     throw bad("n", "only n = 1 is supported");
   return r;

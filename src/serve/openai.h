@@ -32,7 +32,8 @@ struct ParsedRequest {
 
 // Throws ApiError 400 naming the field for malformed JSON, a body that is not an object, a missing or
 // mistyped messages/prompt, or a field of the wrong type or range (max_tokens >= 1, temperature in [0, 2],
-// top_p in (0, 1], min_p in [0, 1], top_k >= 0, seed an integer, stop a string or up to 16 strings, n = 1).
+// top_p in (0, 1], min_p in [0, 1], top_k >= 0, seed an integer, stop a string or up to 16 strings, n = 1,
+// ignore_eos a boolean: llama-server's extension, end tokens do not end the request, as benchmarks want).
 ParsedRequest parse_request(const std::string& body, bool chat);
 
 // {"error": {"message", "type", "param", "code"}}.

@@ -255,7 +255,7 @@ void Scheduler::emit_token(Seq& s, int32_t tok) {
     }
   }
   s.last_token = now;
-  if (std::binary_search(ends.begin(), ends.end(), tok)) return end(s, "stop");
+  if (!p.ignore_eos && std::binary_search(ends.begin(), ends.end(), tok)) return end(s, "stop");
   ++s.res.completion_tokens;
   {
     std::lock_guard<std::mutex> l(mu_);

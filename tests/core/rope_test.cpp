@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 
+#include "attention_test_util.h"
 #include "gpu_fixture.h"
 #include "graph/executable.h"
 #include "ops/rope/rope_tables.h"
@@ -17,22 +18,10 @@
 
 using namespace wgrt;
 using wgrt::test::gpu;
+using wgrt::test::randn;
+using wgrt::test::expect_attn_close;
 
 namespace {
-
-void expect_close(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], 1e-4 + 1e-3 * std::fabs(want[i])) << what << " at " << i;
-}
-
-std::vector<float> randn(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d(0.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
 
 struct RopeGraph {
   ValueId xq, xk, pos, q_out, k_out;
@@ -98,8 +87,8 @@ TEST(Rope, BothLayoutsOddShapesPositionsAndDynamicS) {
         rg.run(qd, q, kd, k, int32_t(pos));
         std::string what = fmt::format("hf={} D={} S={} pos={}", hf, c.D, S, pos);
         ASSERT_EQ(rg.exe->dims(rg.q_out), qd) << what;
-        expect_close(rg.exe->read_f32(rg.q_out), ref::rope(q, c.B, S, c.Hq, c.D, pos, c.theta, hf), what + " q");
-        expect_close(rg.exe->read_f32(rg.k_out), ref::rope(k, c.B, S, c.Hkv, c.D, pos, c.theta, hf), what + " k");
+        expect_attn_close(rg.exe->read_f32(rg.q_out), ref::rope(q, c.B, S, c.Hq, c.D, pos, c.theta, hf), what + " q");
+        expect_attn_close(rg.exe->read_f32(rg.k_out), ref::rope(k, c.B, S, c.Hkv, c.D, pos, c.theta, hf), what + " k");
       }
       // One past the table: a clear LimitError; the graph stays usable.
       Dims qd = {c.B, 1, c.Hq, c.D}, kd = {c.B, 1, c.Hkv, c.D};
@@ -112,7 +101,7 @@ TEST(Rope, BothLayoutsOddShapesPositionsAndDynamicS) {
       }
       EXPECT_THROW(rg.run(qd, q, kd, k, -1), LimitError);
       rg.run(qd, q, kd, k, 2);
-      expect_close(rg.exe->read_f32(rg.q_out), ref::rope(q, c.B, 1, c.Hq, c.D, 2, c.theta, hf), "after error");
+      expect_attn_close(rg.exe->read_f32(rg.q_out), ref::rope(q, c.B, 1, c.Hq, c.D, 2, c.theta, hf), "after error");
     }
 }
 
@@ -149,8 +138,8 @@ TEST(Rope, MatchesPyTorchGoldens) {
       RopeGraph rg(B, S, Hq, Hkv, D, c_max, theta, hf);
       rg.run({B, S, Hq, D}, q, {B, S, Hkv, D}, k, int32_t(pos));
       std::string p = hf ? "hf_" : "meta_";
-      expect_close(rg.exe->read_f32(rg.q_out), c[p + "q"].get<std::vector<float>>(), p + "q D=" + std::to_string(D));
-      expect_close(rg.exe->read_f32(rg.k_out), c[p + "k"].get<std::vector<float>>(), p + "k D=" + std::to_string(D));
+      expect_attn_close(rg.exe->read_f32(rg.q_out), c[p + "q"].get<std::vector<float>>(), p + "q D=" + std::to_string(D));
+      expect_attn_close(rg.exe->read_f32(rg.k_out), c[p + "k"].get<std::vector<float>>(), p + "k D=" + std::to_string(D));
     }
   }
 }

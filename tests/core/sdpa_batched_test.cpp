@@ -2,13 +2,16 @@
 // and position) against the double-precision references (reference/attention_ref.h), applied row by row to
 // the row's own cache slot. Odd sizes: R 1..11 rows, 3 slots, C_max 19, GQA groups 1/3, D 6/16/40. Steps mix
 // prefill chunks of one slot with decode rows of others on ONE graph, so rows see earlier steps' keys and
-// this step's earlier rows of their own slot, never another slot's. Tolerance |gpu - ref| <= 1e-4 + 1e-3 |ref|.
+// this step's earlier rows of their own slot, never another slot's. wgrt.sdpa_batched_swa adds gemma's score
+// soft cap and sliding window (windows 1, 3, 4 and one wider than the context), checked the same way.
+// Tolerance |gpu - ref| <= 1e-4 + 1e-3 |ref|.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
 #include <cmath>
 #include <random>
 
+#include "attention_test_util.h"
 #include "gpu_fixture.h"
 #include "graph/executable.h"
 #include "ops/rope/rope_tables.h"
@@ -17,22 +20,10 @@
 
 using namespace wgrt;
 using wgrt::test::gpu;
+using wgrt::test::randn;
+using wgrt::test::expect_attn_close;
 
 namespace {
-
-void expect_close(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], 1e-4 + 1e-3 * std::fabs(want[i])) << what << " at " << i;
-}
-
-std::vector<float> randn(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d(0.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
 
 struct Row {
   int slot, pos;
@@ -44,9 +35,13 @@ struct Batched {
   std::unique_ptr<ExecutableGraph> exe;
   std::vector<float> kc_ref, vc_ref;  // [N, C, Hkv, D]
   uint32_t seed = 3;
+  double softcap = 0;  // != 0 or window != 0: wgrt.sdpa_batched_swa
+  int64_t window = 0;
+  double qscale = 1;   // q inputs are scaled by this (so that the soft cap bites)
 
-  Batched(int64_t R_max_, int64_t N_, int64_t Hq_, int64_t Hkv_, int64_t D_, int64_t C_)
-      : R_max(R_max_), N(N_), Hq(Hq_), Hkv(Hkv_), D(D_), C(C_) {
+  Batched(int64_t R_max_, int64_t N_, int64_t Hq_, int64_t Hkv_, int64_t D_, int64_t C_, double softcap_ = 0,
+          int64_t window_ = 0)
+      : R_max(R_max_), N(N_), Hq(Hq_), Hkv(Hkv_), D(D_), C(C_), softcap(softcap_), window(window_) {
     Graph g;
     q = g.input("q", DType::F32, {1, R_max, Hq, D});
     k = g.input("k", DType::F32, {1, R_max, Hkv, D});
@@ -55,7 +50,11 @@ struct Batched {
     pos = g.input("pos", DType::I32, {R_max});
     ValueId kc = g.state("k_cache", DType::F32, {N, C, Hkv, D}), vc = g.state("v_cache", DType::F32, {N, C, Hkv, D});
     out = g.tensor(DType::F32, {1, R_max, Hq, D}, "out");
-    g.op("wgrt.sdpa_batched.default", {q, k, v, kc, vc, slots, pos, g.none(), out}, "attn");
+    if (softcap != 0 || window != 0)
+      g.op("wgrt.sdpa_batched_swa.default", {q, k, v, kc, vc, slots, pos, g.none(), g.real(softcap), g.int_value(window), out},
+           "attn");
+    else
+      g.op("wgrt.sdpa_batched.default", {q, k, v, kc, vc, slots, pos, g.none(), out}, "attn");
     g.output(out);
     exe = ExecutableGraph::build(std::move(g), gpu());
     kc_ref.assign(size_t(N * C * Hkv * D), 0.0f);
@@ -67,6 +66,7 @@ struct Batched {
     const int64_t R = int64_t(rows.size());
     std::vector<float> qd = randn(size_t(R * Hq * D), seed++), kd = randn(size_t(R * Hkv * D), seed++),
                        vd = randn(size_t(R * Hkv * D), seed++);
+    for (float& x : qd) x = float(x * qscale);
     std::vector<int32_t> sl, ps;
     for (const Row& r : rows) {
       sl.push_back(r.slot);
@@ -90,7 +90,8 @@ struct Batched {
       const auto s = long(size_t(rows[i].slot) * slot_kv);
       std::vector<float> kc(kc_ref.begin() + s, kc_ref.begin() + s + long(slot_kv)), vc(vc_ref.begin() + s, vc_ref.begin() + s + long(slot_kv));
       std::vector<float> qi(qd.begin() + i * Hq * D, qd.begin() + (i + 1) * Hq * D);
-      std::vector<float> o = ref::attention(qi, kc, vc, 1, 1, Hq, Hkv, D, C, rows[i].pos, true, 1.0 / std::sqrt(double(D)));
+      std::vector<float> o = ref::attention(qi, kc, vc, 1, 1, Hq, Hkv, D, C, rows[i].pos, true, 1.0 / std::sqrt(double(D)),
+                                           softcap, window);
       want.insert(want.end(), o.begin(), o.end());
     }
     return {got, want};
@@ -126,9 +127,43 @@ TEST(SdpaBatched, MixedPrefillAndDecodeRowsPerSlot) {
         prefill(1, 10, 1)};
     for (size_t s = 0; s < steps.size(); ++s) {
       auto [got, want] = t.run(steps[s]);
-      expect_close(got, want, fmt::format("Hq={} Hkv={} D={} step {}", c.Hq, c.Hkv, c.D, s));
+      expect_attn_close(got, want, fmt::format("Hq={} Hkv={} D={} step {}", c.Hq, c.Hkv, c.D, s));
     }
   }
+}
+
+// Gemma's options per row: the window counts back from each row's own position, in its own slot.
+TEST(SdpaBatched, SoftCapAndSlidingWindowPerRow) {
+  struct Case {
+    double softcap;
+    int64_t window;
+  };
+  for (Case c : {Case{1.5, 0}, Case{0, 1}, Case{0, 3}, Case{2.0, 4}, Case{2.0, 64}}) {
+    Batched t(11, 3, 6, 2, 40, 19, c.softcap, c.window);
+    t.qscale = 4;  // scores of several units: tanh(s / 1.5) is far from s
+    const std::vector<std::vector<Row>> steps = {
+        prefill(2, 0, 5),
+        prefill(2, 5, 1) + prefill(0, 0, 7),
+        prefill(0, 7, 1) + prefill(2, 6, 1) + prefill(1, 0, 9),
+        prefill(2, 0, 3) + prefill(0, 8, 8),  // slot 2 restarts beside slot 0's prefill
+        prefill(0, 16, 3) + prefill(1, 9, 1)};  // slot 0 fills to exactly C_max
+    for (size_t s = 0; s < steps.size(); ++s) {
+      auto [got, want] = t.run(steps[s]);
+      expect_attn_close(got, want, fmt::format("softcap={} window={} step {}", c.softcap, c.window, s));
+    }
+  }
+  // The options must change the result (a kernel that ignored them would pass the plain test above).
+  Batched plain(3, 1, 2, 1, 8, 9), capped(3, 1, 2, 1, 8, 9, 0.5, 2);
+  plain.qscale = capped.qscale = 4;
+  auto a = plain.run(prefill(0, 0, 3)).first, b = capped.run(prefill(0, 0, 3)).first;
+  double diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff = std::max(diff, double(std::fabs(a[i] - b[i])));
+  EXPECT_GT(diff, 1e-2);
+}
+
+TEST(SdpaBatched, BadSoftCapOrWindowIsRefusedAtBuild) {
+  EXPECT_THROW(Batched(2, 1, 2, 1, 8, 5, -1.0, 0), InvalidArgument);
+  EXPECT_THROW(Batched(2, 1, 2, 1, 8, 5, 0.0, -2), InvalidArgument);
 }
 
 TEST(SdpaBatched, BadSlotOrPositionIsALimitErrorAndTheGraphStaysUsable) {
@@ -138,7 +173,7 @@ TEST(SdpaBatched, BadSlotOrPositionIsALimitErrorAndTheGraphStaysUsable) {
   EXPECT_THROW(t.run({{-1, 0}}), LimitError);
   EXPECT_THROW(t.run({{0, -1}}), LimitError);
   auto [got, want] = t.run({{1, 0}, {1, 1}});
-  expect_close(got, want, "after errors");
+  expect_attn_close(got, want, "after errors");
 }
 
 TEST(RopeRows, EachRowAtItsOwnPosition) {
@@ -169,8 +204,8 @@ TEST(RopeRows, EachRowAtItsOwnPosition) {
       wq.insert(wq.end(), a.begin(), a.end());
       wk.insert(wk.end(), b.begin(), b.end());
     }
-    expect_close(gq, wq, fmt::format("q hf={}", hf));
-    expect_close(gk, wk, fmt::format("k hf={}", hf));
+    expect_attn_close(gq, wq, fmt::format("q hf={}", hf));
+    expect_attn_close(gk, wk, fmt::format("k hf={}", hf));
     std::vector<int32_t> bad = {0, 23, 0, 0, 0, 0, 0};
     exe->set_input(pos, {R}, std::span<const int32_t>(bad));
     EXPECT_THROW(exe->execute(), LimitError);

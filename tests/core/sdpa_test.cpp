@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 
+#include "attention_test_util.h"
 #include "gpu_fixture.h"
 #include "graph/executable.h"
 #include "webgpu/device.h"
@@ -24,27 +25,15 @@
 
 using namespace wgrt;
 using wgrt::test::gpu;
+using wgrt::test::randn;
+using wgrt::test::expect_attn_close;
 
 namespace {
-
-void expect_close(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], 1e-4 + 1e-3 * std::fabs(want[i])) << what << " at " << i;
-}
 
 double max_diff(const std::vector<float>& a, const std::vector<float>& b) {
   double m = 0;
   for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) m = std::max(m, double(std::fabs(a[i] - b[i])));
   return m;
-}
-
-std::vector<float> randn(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d(0.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
 }
 
 // The device's tuning policy with the split-KV threshold at v (read at every execute; chunks of >= min_chunk
@@ -191,12 +180,12 @@ TEST(Sdpa, GqaHeadDimsPrefillDecodeBothRoutes) {
       }
       auto want = t.expected(st);
       ASSERT_EQ(t.exe->dims(t.out), (Dims{c.B, S, c.Hq, c.D}));
-      expect_close(got, want, what + " general");
+      expect_attn_close(got, want, what + " general");
       if (S == 1) {  // same step again through the split-KV route (the cache write is idempotent)
         SplitThreshold always(1);
         auto split = t.run(st);
         EXPECT_TRUE(t.split_active());
-        expect_close(split, want, what + " split");
+        expect_attn_close(split, want, what + " split");
       }
       pos += int32_t(S);
     }
@@ -220,10 +209,10 @@ TEST(Sdpa, SoftcapAndSlidingWindowBothThresholds) {
         got = t.run(st);
       }
       auto want = t.expected(st);
-      expect_close(got, want, what + " general");
+      expect_attn_close(got, want, what + " general");
       if (S == 1) {
         SplitThreshold always(1);
-        expect_close(t.run(st), want, what + " split");
+        expect_attn_close(t.run(st), want, what + " split");
       }
       pos += int32_t(S);
     }
@@ -234,19 +223,19 @@ TEST(Sdpa, SoftcapAndSlidingWindowBothThresholds) {
   SplitThreshold always(1);
   auto got = t.run(st);
   EXPECT_FALSE(t.split_active()) << "the _swa variant must stay on the scores-in-scratch kernel";
-  expect_close(got, t.expected(st), "window 100 at position 599, split threshold 1");
+  expect_attn_close(got, t.expected(st), "window 100 at position 599, split threshold 1");
   SplitThreshold never(std::numeric_limits<int64_t>::max());
-  expect_close(t.run(st), t.expected(st), "window 100 at position 599, general");
+  expect_attn_close(t.run(st), t.expected(st), "window 100 at position 599, general");
 }
 
 TEST(Sdpa, Prefill1_7_128ThenDecodeOnOneGraph) {
   for (int64_t P : {1, 7, 128}) {
     Sdpa t(1, 128, 4, 2, 64, 141);
     auto st = t.make_step(P, 0);
-    expect_close(t.run(st), t.expected(st), fmt::format("prefill {}", P));
+    expect_attn_close(t.run(st), t.expected(st), fmt::format("prefill {}", P));
     for (int32_t i = 0; i < 4; ++i) {
       auto d = t.make_step(1, int32_t(P) + i);
-      expect_close(t.run(d), t.expected(d), fmt::format("prefill {} decode {}", P, i));
+      expect_attn_close(t.run(d), t.expected(d), fmt::format("prefill {} decode {}", P, i));
     }
   }
 }
@@ -254,11 +243,11 @@ TEST(Sdpa, Prefill1_7_128ThenDecodeOnOneGraph) {
 TEST(Sdpa, CacheExactlyFullThenOverflowKeepsGraphUsable) {
   Sdpa t(1, 6, 4, 2, 8, 13);
   auto a = t.make_step(6, 0);
-  expect_close(t.run(a), t.expected(a), "prefill");
+  expect_attn_close(t.run(a), t.expected(a), "prefill");
   auto b = t.make_step(6, 6);
-  expect_close(t.run(b), t.expected(b), "second prefill");
+  expect_attn_close(t.run(b), t.expected(b), "second prefill");
   auto c = t.make_step(1, 12);  // pos + S == C_max
-  expect_close(t.run(c), t.expected(c), "exactly full");
+  expect_attn_close(t.run(c), t.expected(c), "exactly full");
   auto kc_before = t.exe->read_f32(t.kc);
   for (auto bad : {t.make_step(1, 13), t.make_step(2, 12), t.make_step(1, -1)}) {
     try {
@@ -271,7 +260,7 @@ TEST(Sdpa, CacheExactlyFullThenOverflowKeepsGraphUsable) {
   }
   EXPECT_EQ(t.exe->read_f32(t.kc), kc_before) << "a failed step must not write the cache";
   auto d = t.make_step(2, 4);  // rewinding (e.g. a new turn) still works
-  expect_close(t.run(d), t.expected(d), "after overflow");
+  expect_attn_close(t.run(d), t.expected(d), "after overflow");
 }
 
 TEST(Sdpa, NonCausalAndExplicitScale) {
@@ -279,7 +268,7 @@ TEST(Sdpa, NonCausalAndExplicitScale) {
   int32_t pos = 0;
   for (int64_t S : {3, 5, 1}) {
     auto st = t.make_step(S, pos);
-    expect_close(t.run(st), t.expected(st), fmt::format("non-causal S={} pos={}", S, pos));
+    expect_attn_close(t.run(st), t.expected(st), fmt::format("non-causal S={} pos={}", S, pos));
     pos += int32_t(S);
   }
   // The causal mask matters for S > 1: a causal graph on the same data must differ.
@@ -312,8 +301,8 @@ TEST(Sdpa, SplitKvAtLongContextMatchesReferenceAndGeneralRoute) {
       }
       auto want = t.expected(st);
       std::string what = fmt::format("Hq={} D={} pos={}", Hq, D, pos);
-      expect_close(split, want, what + " split");
-      expect_close(general, want, what + " general");
+      expect_attn_close(split, want, what + " split");
+      expect_attn_close(general, want, what + " general");
       EXPECT_LT(max_diff(split, general), 1e-4) << what;
     }
   }
@@ -330,7 +319,7 @@ TEST(Sdpa, PinnedInputPosDivergesFromLiveOne) {
     auto s = live.make_step(1, p);
     auto s2 = pinned.make_step(1, p);
     auto l = live.run(s), q = pinned.run(s2);
-    expect_close(l, live.expected(s), "live");
+    expect_attn_close(l, live.expected(s), "live");
     EXPECT_GT(max_diff(l, q), 1e-3) << "a pinned input_pos must diverge on decode step " << p;
   }
 }
@@ -363,7 +352,7 @@ TEST(Sdpa, MatchesPyTorchGoldens) {
   for (const auto& s : j["steps"]) {
     Sdpa::Step st{s["q"].get<std::vector<float>>(), s["k"].get<std::vector<float>>(), s["v"].get<std::vector<float>>(),
                   s["S"].get<int64_t>(), s["pos"].get<int32_t>()};
-    expect_close(t.run(st), s["out"].get<std::vector<float>>(), fmt::format("golden pos={}", st.pos));
+    expect_attn_close(t.run(st), s["out"].get<std::vector<float>>(), fmt::format("golden pos={}", st.pos));
   }
 }
 
@@ -389,11 +378,11 @@ TEST(Sdpa, FlashOddHeadDimsTilesBlocksAndContextEnd) {
         EXPECT_FALSE(t.split_active()) << what;
       }
       auto want = t.expected(st);
-      expect_close(got, want, what + " flash");
+      expect_attn_close(got, want, what + " flash");
       if (S == 1 && pos > 0) {
         for (int64_t chunk : {1, 64}) {
           SplitThreshold always(1, chunk);
-          expect_close(t.run(st), want, what + fmt::format(" split chunk {}", chunk));
+          expect_attn_close(t.run(st), want, what + fmt::format(" split chunk {}", chunk));
           EXPECT_TRUE(t.split_active()) << what;
         }
       }
@@ -401,7 +390,7 @@ TEST(Sdpa, FlashOddHeadDimsTilesBlocksAndContextEnd) {
     auto last = t.make_step(1, int32_t(C - 1));  // rewrite the last row, then a full-length prefill
     t.run(last), t.expected(last);
     auto full = t.make_step(70, int32_t(C - 70));
-    expect_close(t.run(full), t.expected(full), fmt::format("D={} prefill up to the context end", c.D));
+    expect_attn_close(t.run(full), t.expected(full), fmt::format("D={} prefill up to the context end", c.D));
   }
 }
 
@@ -421,7 +410,7 @@ TEST(Sdpa, SplitKvChunkBoundaries) {
       EXPECT_EQ(t.split_active(), pos + 1 > chunk) << "context " << pos + 1;  // one chunk: no combine
     }
     if (filled) t.set_fill(0, 0), filled = false;
-    expect_close(got, t.expected(st), fmt::format("split decode at context {}", pos + 1));
+    expect_attn_close(got, t.expected(st), fmt::format("split decode at context {}", pos + 1));
   }
 }
 
@@ -435,7 +424,7 @@ TEST(Sdpa, LegacyRouteMatchesReference) {
     auto got = t.run(st);
     EXPECT_TRUE(t.active("ops/attention/sdpa.wgsl:main"));
     EXPECT_FALSE(t.active("sdpa_flash.wgsl:main"));
-    expect_close(got, t.expected(st), fmt::format("legacy S={} pos={}", S, pos));
+    expect_attn_close(got, t.expected(st), fmt::format("legacy S={} pos={}", S, pos));
     pos += int32_t(S);
   }
 }
@@ -449,5 +438,5 @@ TEST(Sdpa, LongPrefillChunkNeedsNoScoreBuffer) {
   ASSERT_GT(uint64_t(512) * 32 * C * 4, gpu().limits().maxStorageBufferBindingSize);
   t.set_fill(C - S, 0);
   auto st = t.make_step(S, int32_t(C - S));
-  expect_close(t.run(st), t.expected(st), "17 tokens at the context end");
+  expect_attn_close(t.run(st), t.expected(st), "17 tokens at the context end");
 }

@@ -1,11 +1,17 @@
 // models::BatchLlm (src/models/batch_llm.h), the serving-batch graph: sequences run together in one step
 // (decode rows of some, prefill chunks of others joining later, each in its own KV-cache slot) produce the
 // same greedy tokens as each sequence run alone on a plain single-sequence Llm, on stories260K (llama,
-// interleaved RoPE) and on the synthesized qwen2 chat model (rotate-half RoPE, GQA, q/k/v bias). And the
+// interleaved RoPE), on the synthesized qwen2 chat model (rotate-half RoPE, GQA, q/k/v bias) and on synthesized
+// gemma2 / gemma3 models (wgrt.sdpa_batched_swa: score soft cap, a sliding window of 8 that prompt + generated
+// tokens outrun, gemma3's local layers with their own RoPE base). And the
 // slot-0 Llm interface: generate() on a BatchLlm equals generate() on an Llm; bad rows are refused.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
 
 #include "chat_model.h"
 #include "model_test_util.h"
@@ -58,7 +64,9 @@ void run_together(models::BatchLlm& b, std::vector<Seq>& seqs, int n, size_t chu
   FAIL() << "did not finish";
 }
 
-void check_batched_equals_alone(const LlmOptions& opts, const std::vector<std::string>& prompts, int n) {
+// Returns the generated ids of every sequence (for the caller's non-degeneracy checks).
+std::vector<std::vector<int32_t>> check_batched_equals_alone(const LlmOptions& opts, const std::vector<std::string>& prompts,
+                                                             int n) {
   auto single = Llm::load(opts);
   LlmOptions bo = opts;
   bo.max_prefill = 13;  // odd: prefill chunks and decode rows share steps of up to 13 rows
@@ -83,6 +91,26 @@ void check_batched_equals_alone(const LlmOptions& opts, const std::vector<std::s
     }
     EXPECT_EQ(seqs[i].out, want) << "sequence " << i << " '" << prompts[i] << "'";
   }
+  std::vector<std::vector<int32_t>> outs;
+  for (const Seq& s : seqs) outs.push_back(s.out);
+  return outs;
+}
+
+// A small gemma2 / gemma3 synth (F32; the family test's shapes, families_llamacpp_test.cpp): soft-capped scores
+// and a sliding window of 8 on every other (gemma2) or 2 of 3 (gemma3) layers.
+std::string gemma_synth_path(const std::string& arch) {
+  models::SynthConfig c{.name = "tiny-" + arch, .arch = arch, .dim = 128, .ffn = 256, .layers = 6, .heads = 4,
+                        .kv_heads = 2, .head_dim = 32, .vocab = 320, .context = 128, .rope_theta = 10000.0f,
+                        .rms_eps = 1e-6f, .init_std = 0.03f, .random_norms = true};
+  c.sliding_window = 8;
+  if (arch == "gemma2") {
+    c.swa_pattern = 2, c.attn_softcap = 1.0f, c.final_softcap = 0.5f;
+  } else {
+    c.swa_pattern = 3, c.rope_theta = 1e6f, c.rope_theta_swa = 10000.0f, c.init_std = 0.05f;
+  }
+  auto p = std::filesystem::temp_directory_path() / fmt::format("wgrt_batch_{}_{}.gguf", arch, getpid());
+  models::synth_gguf(c, GgmlType::F32, 5).write(p.string());
+  return p.string();
 }
 
 }  // namespace
@@ -96,6 +124,20 @@ TEST(BatchLlm, ConcurrentSequencesEqualEachAloneChatSynth) {
   LlmOptions o;
   o.model = chat_synth_path();
   check_batched_equals_alone(o, {"hello there", "a b c d e f g", "xyz"}, 20);
+}
+
+TEST(BatchLlm, ConcurrentSequencesEqualEachAloneGemma) {
+  for (const char* arch : {"gemma2", "gemma3"}) {
+    SCOPED_TRACE(arch);
+    LlmOptions o;
+    o.model = gemma_synth_path(arch);
+    // Prompts of 4-16 tokens + 20 generated: every sequence outruns the window of 8.
+    auto outs = check_batched_equals_alone(o, {"hello there friend", "a b c d e f g h i j", "xyz", "the quick brown fox jumps"}, 20);
+    std::set<int32_t> distinct;
+    for (const auto& v : outs) distinct.insert(v.begin(), v.end());
+    EXPECT_GT(distinct.size(), 4u) << "degenerate model: the comparison could not fail";
+    std::filesystem::remove(o.model);
+  }
 }
 
 TEST(BatchLlm, SlotZeroLlmInterfaceEqualsPlainLlm) {

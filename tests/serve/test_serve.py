@@ -93,6 +93,18 @@ class Basic(unittest.TestCase):
         st, raw, events, done = self.s.stream("/v1/completions", {"prompt": "Once upon a time", "max_tokens": 40, "temperature": 0, "stop": "girl"})
         self.assertEqual(stream_text(events, False), ", there was a little ")
 
+    def test_ignore_eos_runs_to_max_tokens(self):
+        # Greedy stories260K from "Once upon a time" ends its story with an end token well inside 400 tokens.
+        body = {"prompt": "Once upon a time", "max_tokens": 400, "temperature": 0}
+        r1 = self.s.post("/v1/completions", body)[2]
+        self.assertEqual(r1["choices"][0]["finish_reason"], "stop")
+        n1 = r1["usage"]["completion_tokens"]
+        self.assertLess(n1, 400)
+        r2 = self.s.post("/v1/completions", dict(body, ignore_eos=True))[2]
+        self.assertEqual(r2["choices"][0]["finish_reason"], "length")
+        self.assertEqual(r2["usage"]["completion_tokens"], 400)
+        self.assertTrue(r2["choices"][0]["text"].startswith(r1["choices"][0]["text"]))
+
     def test_seeded_sampling_repeats(self):
         body = {"prompt": "One day", "max_tokens": 25, "temperature": 0.9, "top_p": 0.95, "top_k": 40, "min_p": 0.01, "seed": 42}
         a = self.s.post("/v1/completions", body)[2]["choices"][0]["text"]
@@ -219,7 +231,7 @@ class Faults(unittest.TestCase):
                  ({"prompt": 5}, "'prompt' must be"), ({"prompt": "x", "max_tokens": "5"}, "'max_tokens' must be an integer"),
                  ({"prompt": "x", "max_tokens": 0}, "at least 1"), ({"prompt": "x", "temperature": -1}, "'temperature' must be in"),
                  ({"prompt": "x", "top_p": 0}, "'top_p'"), ({"prompt": "x", "stop": [1]}, "'stop'"), ({"prompt": "x", "n": 2}, "n = 1"),
-                 ({"prompt": "x", "stream": "yes"}, "'stream'")]
+                 ({"prompt": "x", "stream": "yes"}, "'stream'"), ({"prompt": "x", "ignore_eos": 1}, "'ignore_eos'")]
         for body, needle in cases:
             self.expect_error(400, self.post("/v1/completions", body), needle)
         chat_cases = [({}, "'messages' is required"), ({"messages": "hi"}, "non-empty array"), ({"messages": [5]}, "must be an object"),

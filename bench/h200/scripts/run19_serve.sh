@@ -14,14 +14,7 @@ WGRT=${WGRT:-.devlibs/new/wgrt}
 M=${M:-/tmp/serve-models}
 mkdir -p "$M"
 export WGRT_TEST_PORTS=${WGRT_TEST_PORTS:-18100-18199} TMPDIR=${TMPDIR:-/tmp}
-"$WGRT" synth --preset llama-3.2-1b --type q4_0 --init-std 0.2 -o "$M/llama-3.2-1b-Q4_0.gguf" > /dev/null
-files=("$M/llama-3.2-1b-Q4_0.gguf")
-if [ -x .devlibs/wgrt_llamacpp_helper ] && [ -f .devlibs/llamacpp-cpu.tar.xz ]; then
-  mkdir -p /tmp/lc && tar -xJf .devlibs/llamacpp-cpu.tar.xz -C /tmp/lc
-  "$WGRT" synth --preset llama-3.2-1b --type f16 --init-std 0.2 -o "$M/llama-3.2-1b-f16.gguf" > /dev/null
-  .devlibs/wgrt_llamacpp_helper quantize /tmp/lc/linux-x64 "$M/llama-3.2-1b-f16.gguf" \
-    "$M/llama-3.2-1b-Q4_K_M.gguf" Q4_K_M > /dev/null && files+=("$M/llama-3.2-1b-Q4_K_M.gguf")
-fi
+source bench/h200/scripts/serve_files.sh
 "$WGRT" info | sed -n '/Tuning policy/,$p'
 for f in "${files[@]}"; do
   for rows in default 1; do

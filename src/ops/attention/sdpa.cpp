@@ -26,6 +26,7 @@
 
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
+#include "ops/attention/attn_options.h"
 #include "ops/families.h"
 #include "ops/kv_cache/kv_cache.h"
 #include "webgpu/device.h"
@@ -98,10 +99,9 @@ enum ExtArg : size_t { SOFTCAP = NARGS, WINDOW };
 void build_sdpa(OpBuilder& b, bool ext) {
   const size_t OUT = ext ? WINDOW + 1 : NARGS;
   b.check_args(OUT + 1);
-  const double softcap = ext ? b.real_arg(SOFTCAP) : 0.0;
-  const int64_t window = ext ? b.int_arg(WINDOW) : 0;
-  b.check(std::isfinite(softcap) && softcap >= 0, "softcap {} must be finite and >= 0", softcap);
-  b.check(window >= 0 && window <= (int64_t(1) << 30), "window {} must be in 0..2^30", window);
+  const AttnOptions opt = read_attn_options(b, SOFTCAP, ext);  // (no structured binding: lambdas capture these)
+  const double softcap = opt.softcap;
+  const int64_t window = opt.window;
   for (size_t i : {Q, K, V, KC, VC}) {
     b.check_dtype(i, DType::F32);
     b.check_rank(i, 4, 4);

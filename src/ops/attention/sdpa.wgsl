@@ -1,9 +1,29 @@
-// llama.sdpa_with_kv_cache, general route: one workgroup per query row r (B*S*Hq rows).
-//   1. scores[t] = (q·scale)·k_t for the visible keys, into the scratch row r (length C_max); row max;
-//   2. scores[t] = exp(scores[t] - max), row sum;
-//   3. out = Σ_t scores[t] v_t / sum.
+// llama.sdpa_with_kv_cache, legacy route (and wgrt.sdpa_with_kv_cache_swa): one workgroup per query row r
+// (B*S*Hq rows), scores in scratch; the body is sdpa_common.wgsl's attend_row.
+// Layouts (row-major): q, out [B, S, Hq, D]; k_cache, v_cache [B, C_max, Hkv, D].
+// Query row r = (b*S + s)*Hq + h is at position pos + s and reads kv head h / (Hq/Hkv) (GQA). With the causal
+// mask it sees keys t <= pos + s, otherwise all t < pos + S; a sliding window drops keys t <= pos + s - window.
 // The K/V rows must already hold this call's keys (the cache-write dispatches run first).
 #include "ops/common/index.wgsl"
+
+struct Params {
+  rows : u32,      // B*S*Hq
+  seq : u32,       // S
+  hq : u32,
+  hkv : u32,
+  d : u32,         // head dim (<= 256)
+  pos : u32,       // input_pos
+  c_max : u32,
+  causal : u32,
+  scale : f32,
+  chunk : u32,     // unused here (the flash kernels' split)
+  nchunks : u32,   // unused here
+  window : u32,    // sliding window: query at position P sees keys t > P - window; 0: all
+  softcap : f32,   // scores -> softcap * tanh(score / softcap); 0: none
+  _pad0 : u32,
+  _pad1 : u32,
+  _pad2 : u32,
+}
 
 @group(0) @binding(0) var<storage, read> q : array<f32>;
 @group(0) @binding(1) var<storage, read> k_cache : array<f32>;
@@ -14,6 +34,10 @@
 
 #include "ops/attention/sdpa_common.wgsl"
 
+fn row_batch(r : u32) -> u32 { return r / (p.seq * p.hq); }
+fn row_token(r : u32) -> u32 { return (r / p.hq) % p.seq; }
+fn row_kv_head(r : u32) -> u32 { return (r % p.hq) / (p.hq / p.hkv); }
+
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {
@@ -21,45 +45,8 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   if (r >= p.rows) {
     return;  // uniform per workgroup
   }
-  let n = visible_keys(r);
-  let sbase = r * p.c_max;
-  load_q(r, lid);
-  let kb = kv_base(r);
-  let ks = kv_stride();
-  var m = NEG_INF;
-  for (var t = lid; t < n; t += WG) {
-    let s = masked_score(r, kb, t);
-    scores[sbase + t] = s;
-    m = max(m, s);
-  }
-  m = workgroup_max(m, lid);
-  var l = 0.0;
-  for (var t = lid; t < n; t += WG) {
-    let e = exp(scores[sbase + t] - m);
-    scores[sbase + t] = e;
-    l += e;
-  }
-  l = workgroup_sum(l, lid);
-  storageBarrier();
-  let lanes = pv_lanes();
-  let groups = pv_groups();
-  let g = lid / lanes;
-  if (g < groups) {
-    for (var d = lid % lanes; d < p.d; d += lanes) {
-      var acc = 0.0;
-      for (var t = g; t < n; t += groups) {
-        acc += scores[sbase + t] * v_cache[kb + t * ks + d];
-      }
-      part[g * p.d + d] = acc;
-    }
-  }
-  workgroupBarrier();
-  let inv = 1.0 / l;
-  for (var d = lid; d < p.d; d += WG) {
-    var acc = 0.0;
-    for (var k = 0u; k < groups; k++) {
-      acc += part[k * p.d + d];
-    }
-    out[r * p.d + d] = acc * inv;
-  }
+  let qpos = p.pos + row_token(r);
+  let n = select(p.pos + p.seq, qpos + 1u, p.causal != 0u);
+  let kb = (row_batch(r) * p.c_max * p.hkv + row_kv_head(r)) * p.d;
+  attend_row(r, kb, first_key(qpos), n, lid);
 }

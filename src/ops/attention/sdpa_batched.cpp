@@ -7,6 +7,10 @@
 //   (b) row r attends causally to positions [0, pos[r]] of its own slot: scores = q·kᵀ·scale, row softmax,
 //       out = P·V. Rows of one slot in one call are typically consecutive positions of a prefill chunk; the
 //       write runs before the attention, so they see each other as a causal prefill does.
+// wgrt.sdpa_batched_swa.default(the same 8 arguments, softcap (double, 0: none), window (int, 0: none), out)
+//   as above with gemma's options, as wgrt.sdpa_with_kv_cache_swa applies them (llama.cpp build_attn_mha):
+//   scores s = (q·scale)·k become softcap*tanh(s/softcap) before the softmax, and row r sees only keys t with
+//   pos[r] - t < window.
 // GQA: Hq must be a multiple of Hkv; query head h reads kv head h / (Hq/Hkv). f32, D <= 256, N >= 1.
 // Errors: shapes/dtypes at build (InvalidArgument); the scores scratch [R*Hq, C_max] beyond
 // maxStorageBufferBindingSize (LimitError at build); at execute, a slot outside [0, N) or a position outside
@@ -17,6 +21,7 @@
 
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
+#include "ops/attention/attn_options.h"
 #include "ops/families.h"
 #include "webgpu/device.h"
 
@@ -27,14 +32,22 @@ namespace {
 struct BatchedSdpaParams {
   uint32_t rows, hq, hkv, d, c_max, nslots;
   float scale;
-  uint32_t pad;
+  uint32_t window;
+  float softcap;
+  uint32_t pad0, pad1, pad2;
 };
-WGRT_UNIFORM(BatchedSdpaParams, rows, hq, hkv, d, c_max, nslots, scale, pad);
+WGRT_UNIFORM(BatchedSdpaParams, rows, hq, hkv, d, c_max, nslots, scale, window, softcap, pad0, pad1, pad2);
 
-enum Arg : size_t { Q, K, V, KC, VC, SLOTS, POS, SCALE, OUT, NARGS };
+enum Arg : size_t { Q, K, V, KC, VC, SLOTS, POS, SCALE, NARGS };
+enum ExtArg : size_t { SOFTCAP = NARGS, WINDOW };
 
-void build_sdpa_batched(OpBuilder& b) {
-  b.check_args(NARGS);
+// ext: the _swa variant (softcap and window before out).
+void build_sdpa_batched(OpBuilder& b, bool ext) {
+  const size_t OUT = ext ? WINDOW + 1 : NARGS;
+  b.check_args(OUT + 1);
+  const AttnOptions opt = read_attn_options(b, SOFTCAP, ext);  // (no structured binding: lambdas capture these)
+  const double softcap = opt.softcap;
+  const int64_t window = opt.window;
   for (size_t i : {Q, K, V, KC, VC}) {
     b.check_dtype(i, DType::F32);
     b.check_rank(i, 4, 4);
@@ -91,6 +104,8 @@ void build_sdpa_batched(OpBuilder& b) {
     p.c_max = uint32_t(c_max);
     p.nslots = uint32_t(nslots);
     p.scale = scale;
+    p.window = uint32_t(window);
+    p.softcap = float(softcap);
     r.set_uniform(params, p);
     r.set_invocations(write, uint64_t(p.rows) * p.hkv * p.d, 2);
     r.set_workgroups(attend, uint64_t(p.rows) * p.hq);
@@ -100,8 +115,9 @@ void build_sdpa_batched(OpBuilder& b) {
 }  // namespace
 
 void register_sdpa_batched_ops(OpRegistry& r) {
-  r.add({"wgrt.sdpa_batched.default", build_sdpa_batched,
-         {"ops/attention/sdpa_batched_write.wgsl:main", "ops/attention/sdpa_batched.wgsl:main"}, true});
+  const std::vector<std::string> kernels = {"ops/attention/sdpa_batched_write.wgsl:main", "ops/attention/sdpa_batched.wgsl:main"};
+  r.add({"wgrt.sdpa_batched.default", [](OpBuilder& b) { build_sdpa_batched(b, false); }, kernels, true});
+  r.add({"wgrt.sdpa_batched_swa.default", [](OpBuilder& b) { build_sdpa_batched(b, true); }, kernels, true});
 }
 
 }  // namespace wgrt::ops

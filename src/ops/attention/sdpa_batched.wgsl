@@ -1,9 +1,7 @@
 // wgrt.sdpa_batched, attention: one workgroup per (row r, query head h), R*Hq workgroups. Row r attends to the
 // keys at positions [0, pos[r]] of its slot's cache region (causal within its own sequence; other slots are
-// never read). GQA: query head h reads kv head h / (Hq/Hkv).
-//   1. scores[t] = (q·scale)·k_t into scratch row (r*Hq + h) of length C_max; row max;
-//   2. scores[t] = exp(scores[t] - max), row sum;
-//   3. out = Σ_t scores[t] v_t / sum.
+// never read), or with a sliding window only to those after pos[r] - window; scores optionally soft-capped
+// (the _swa variant). GQA: query head h reads kv head h / (Hq/Hkv). The body is sdpa_common.wgsl's attend_row.
 // The cache-write dispatch runs first, so the rows of this call (a prefill chunk of one slot) see each other.
 #include "ops/common/index.wgsl"
 
@@ -17,14 +15,7 @@
 @group(0) @binding(7) var<uniform> p : Params;
 
 #include "ops/attention/sdpa_batched_common.wgsl"
-
-const WG : u32 = 64u;
-const MAX_D : u32 = 256u;
-const NEG_INF : f32 = -3.402823e38;
-
-#include "ops/common/reduce.wgsl"
-
-var<workgroup> q_sh : array<f32, MAX_D>;
+#include "ops/attention/sdpa_common.wgsl"
 
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
@@ -41,39 +32,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     }
     return;  // uniform per workgroup
   }
-  let n = u32(pos[r]) + 1u;
-  let stride = p.hkv * p.d;
+  let qpos = u32(pos[r]);
   let kb = (u32(slots[r]) * p.c_max * p.hkv + h / (p.hq / p.hkv)) * p.d;
-  let sbase = qr * p.c_max;
-  for (var d = lid; d < p.d; d += WG) {
-    q_sh[d] = q[qr * p.d + d] * p.scale;
-  }
-  workgroupBarrier();
-  var m = NEG_INF;
-  for (var t = lid; t < n; t += WG) {
-    let base = kb + t * stride;
-    var acc = 0.0;
-    for (var d = 0u; d < p.d; d++) {
-      acc += q_sh[d] * k_cache[base + d];
-    }
-    scores[sbase + t] = acc;
-    m = max(m, acc);
-  }
-  m = workgroup_max(m, lid);
-  var l = 0.0;
-  for (var t = lid; t < n; t += WG) {
-    let e = exp(scores[sbase + t] - m);
-    scores[sbase + t] = e;
-    l += e;
-  }
-  l = workgroup_sum(l, lid);
-  storageBarrier();
-  let inv = 1.0 / l;
-  for (var d = lid; d < p.d; d += WG) {
-    var acc = 0.0;
-    for (var t = 0u; t < n; t++) {
-      acc += scores[sbase + t] * v_cache[kb + t * stride + d];
-    }
-    out[qr * p.d + d] = acc * inv;
-  }
+  attend_row(qr, kb, first_key(qpos), qpos + 1u, lid);
 }

@@ -11,7 +11,11 @@ struct Params {
   c_max : u32,
   nslots : u32,    // N
   scale : f32,
-  _pad : u32,
+  window : u32,    // sliding window: row r sees keys t > pos[r] - window; 0: all (the _swa variant)
+  softcap : f32,   // scores -> softcap * tanh(score / softcap); 0: none (the _swa variant)
+  _pad0 : u32,
+  _pad1 : u32,
+  _pad2 : u32,
 }
 
 fn row_valid(r : u32) -> bool {

@@ -1,23 +1,5 @@
-// Rotary position embedding of q and k in one dispatch, one invocation per rotated pair.
-// x: [B, S, H, D] row-major; tables cos/sin: [C_max, D/2]; row of token s is pos + s.
-// HF false (Meta / llama2.c interleaved): pair (x[2i], x[2i+1]); true (Hugging Face rotate-half): (x[i], x[i+D/2]).
-//   out_a = a*cos - b*sin;  out_b = b*cos + a*sin.
-// Invocations [0, nq) rotate q pairs, [nq, nq + nk) k pairs.
-#include "ops/common/index.wgsl"
-
-override HF : bool = false;
-
-struct Params {
-  nq : u32,     // q pairs: B*S*Hq*D/2
-  nk : u32,     // k pairs: B*S*Hkv*D/2
-  seq : u32,    // S
-  half : u32,   // D/2
-  hq : u32,
-  hkv : u32,
-  pos : u32,    // input_pos
-  _pad : u32,
-}
-
+// et_vk.apply_rotary_emb(_hf): rotary position embedding of q and k in one dispatch (rope_body.wgsl); token s
+// of the [B, S, H, D] inputs is at position input_pos + s (table row p.pos + s).
 @group(0) @binding(0) var<storage, read> xq : array<f32>;
 @group(0) @binding(1) var<storage, read> xk : array<f32>;
 @group(0) @binding(2) var<storage, read> fcos : array<f32>;
@@ -26,40 +8,6 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> xk_out : array<f32>;
 @group(0) @binding(6) var<uniform> p : Params;
 
-// Element indices of pair j of the head vector starting at `base`.
-fn pair_index(base : u32, j : u32) -> vec2<u32> {
-  if (HF) {
-    return vec2<u32>(base + j, base + j + p.half);
-  }
-  return vec2<u32>(base + 2u * j, base + 2u * j + 1u);
-}
+#include "ops/rope/rope_body.wgsl"
 
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
-        @builtin(local_invocation_index) lid : u32) {
-  let i = linear_workgroup(wid, nwg) * 256u + lid;
-  if (i >= p.nq + p.nk) {
-    return;
-  }
-  let is_q = i < p.nq;
-  let k = select(i - p.nq, i, is_q);
-  let heads = select(p.hkv, p.hq, is_q);
-  let j = k % p.half;
-  let head_vec = k / p.half;          // (b*S + s)*H + h
-  let s = (head_vec / heads) % p.seq;
-  let t = (p.pos + s) * p.half + j;
-  let c = fcos[t];
-  let sn = fsin[t];
-  let ix = pair_index(head_vec * 2u * p.half, j);
-  if (is_q) {
-    let a = xq[ix.x];
-    let b = xq[ix.y];
-    xq_out[ix.x] = a * c - b * sn;
-    xq_out[ix.y] = b * c + a * sn;
-  } else {
-    let a = xk[ix.x];
-    let b = xk[ix.y];
-    xk_out[ix.x] = a * c - b * sn;
-    xk_out[ix.y] = b * c + a * sn;
-  }
-}
+fn table_row(s : u32) -> u32 { return p.pos + s % p.seq; }
