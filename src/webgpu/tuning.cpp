@@ -66,6 +66,8 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (o.submit_chunk) t.submit_chunk = *o.submit_chunk;
   if (o.decode_pipeline) t.decode_pipeline = *o.decode_pipeline;
   if (o.gemv_max_rows) t.gemv_max_rows = *o.gemv_max_rows;
+  if (o.ggml_gemv_blocks) t.ggml_gemv_blocks = *o.ggml_gemv_blocks;
+  if (o.ggml_gemv_rpt) t.ggml_gemv_rpt = *o.ggml_gemv_rpt;
   return t;
 }
 
@@ -81,7 +83,9 @@ std::string Tuning::describe() const {
   s += gemm.kind == GemmTuning::Kind::Cpu ? fmt::format("GEMM kernel: cpu (rq {}, wg {})\n", gemm.rq, gemm.wg)
                                           : fmt::format("GEMM kernel: tiled (linear: 128x128 register blocks from {} tiles)\n",
                                                         gemm.big_min_tiles);
-  s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes\n", gemv_max_rows, max_binding_bytes);
+  s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes; block-format GEMV: {}\n", gemv_max_rows,
+                   max_binding_bytes, ggml_gemv_blocks ? fmt::format("blocks (gemv_kq, RPT {}) where the type has it", ggml_gemv_rpt)
+                                    : std::string("generic"));
   s += fmt::format("attention: {}; split-KV decode from {} keys (chunks >= {} keys, ~{} workgroups); prefill chunk {} tokens\n",
                    sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash", sdpa_split_min_context,
                    sdpa_split_min_chunk, sdpa_split_target_workgroups, prefill_chunk);

@@ -119,6 +119,12 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     if (!l) bad("WGRT_GEMV_MAX_ROWS", *v, "a whole number of rows in 0..8");
     o.gemv_max_rows = int64_t((*l)[0]);
   }
+  if (auto v = get("WGRT_GEMV_GGML")) {
+    if (*v == "blocks") o.ggml_gemv_blocks = true;
+    else if (*v == "generic") o.ggml_gemv_blocks = false;
+    else if (*v == "blocks,1" || *v == "blocks,2" || *v == "blocks,4") o.ggml_gemv_blocks = true, o.ggml_gemv_rpt = uint32_t(v->back() - '0');
+    else bad("WGRT_GEMV_GGML", *v, "blocks, blocks,RPT (RPT 1, 2 or 4) or generic");
+  }
   return o;
 }
 
