@@ -22,6 +22,10 @@ echo "== wgrt bench, WGRT_GEMV_GGML=generic (previous kernel)"
 for t in Q4_K_M Q6_K Q8_0; do
   echo "-- $t generic"; WGRT_GEMV_GGML=generic "$WGRT" bench -m "$Q/llama-3.2-1b-$t.gguf" -p 512 -n 128 -r 3 2>&1 | grep -E '^\| (pp|tg)'
 done
+echo "== wgrt bench Q4_K_M / Q6_K rows of W per invocation (WGRT_GEMV_GGML=blocks,RPT; default 2)"
+for t in Q4_K_M Q6_K; do for rpt in 1 4; do
+  echo "-- $t blocks,$rpt"; WGRT_GEMV_GGML=blocks,$rpt "$WGRT" bench -m "$Q/llama-3.2-1b-$t.gguf" -p 128 -n 128 -r 3 2>&1 | grep -E '^\| tg'
+done; done
 echo "== wgrt bench tg128 pipelined"
 for t in Q4_0 Q4_K_M Q6_K Q8_0; do
   echo "-- $t"; "$WGRT" bench -m "$Q/llama-3.2-1b-$t.gguf" -p 128 -n 128 -r 3 --tg-mode pipelined 2>&1 | grep -E '^\| tg'
@@ -42,6 +46,9 @@ for f in "$S/llama-3.2-1b-Q4_K_M.gguf" "$S/llama-3.2-1b-Q4_0.gguf"; do
   echo "== serve $(basename "$f") (default)"
   timeout 300 python3 bench/serve_bench.py --wgrt "$WGRT" --max-tokens 128 --requests 3 -- -m "$f" --ctx 1024 --parallel 8
 done
+echo "== serve Q4_K_M WGRT_GEMV_GGML=blocks,1"
+WGRT_GEMV_GGML=blocks,1 timeout 300 python3 bench/serve_bench.py --wgrt "$WGRT" --max-tokens 128 --requests 3 -- \
+  -m "$S/llama-3.2-1b-Q4_K_M.gguf" --ctx 1024 --parallel 8
 echo "== serve Q4_K_M WGRT_GEMV_GGML=generic (previous kernel)"
 WGRT_GEMV_GGML=generic timeout 300 python3 bench/serve_bench.py --wgrt "$WGRT" --max-tokens 128 --requests 3 -- \
   -m "$S/llama-3.2-1b-Q4_K_M.gguf" --ctx 1024 --parallel 8
