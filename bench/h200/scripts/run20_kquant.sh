@@ -14,6 +14,9 @@ Q=${Q:-/tmp/q20}; mkdir -p "$Q" /tmp/lc
 tar -xJf .devlibs/llamacpp-cpu.tar.xz -C /tmp/lc
 xz -dc .devlibs/peers/llama-bench-vulkan.xz > /tmp/llama-bench && chmod +x /tmp/llama-bench
 "$WGRT" info 2>&1 | sed -n '/Tuning policy/,$p'
+# Per-kernel GPU time: block-format GEMV at M 1/2/4/8, new vs generic, beside the q4gsw GEMV (bench_ops).
+[ -x .devlibs/new/wgrt_bench_ops ] && .devlibs/new/wgrt_bench_ops --benchmark_filter='GemvGgml|GemvQ4/2048/8192' 2>&1 | grep -E "Gemv" \
+  || echo "(no .devlibs/new/wgrt_bench_ops: per-kernel rows skipped)"
 TYPES="Q4_0 Q4_K_M Q6_K Q8_0 Q5_K_M"
 echo "== wgrt bench, block GEMV (default)"
 LIBDIR=/tmp/lc/linux-x64 OUT=$Q TYPES="$TYPES" P=512 N=128 R=3 bash bench/run_quant_types.sh
