@@ -1,4 +1,4 @@
-// wgrt.linear_ggml.default (weights resident in their ggml block format, decoded in gemv_ggml.wgsl) on a real
+// wgrt.linear_ggml.default (weights resident in their ggml block format, decoded in gemv_kq.wgsl / gemv_ggml.wgsl) on a real
 // adapter against the plain C++ reference: the src/formats decoders (bit-exact with llama.cpp, see
 // tests/host/ggml_dequant_test.cpp) and a double-accumulating GEMV. Per type (all 15 the kernels decode):
 // odd N (1, 7, 37, 300), K of 1, 3 and 25 blocks (F16 also K = 1 and 5), M = 1, 3 and 20, bias / no bias, M
