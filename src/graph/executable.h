@@ -32,6 +32,7 @@
 
 #include "graph/graph.h"
 #include "graph/profiler.h"
+#include "webgpu/buffer.h"
 #include "webgpu/device.h"
 
 namespace wgrt {
@@ -92,6 +93,17 @@ class ExecutableGraph {
   // step's token input. dtype and byte size must match; the input then has no host copy, so it must not be
   // one a resize hook reads on the host (select_as_symint). Throws InvalidArgument / LimitError as set_input.
   void feed_input(ValueId input, const Dims& dims, ValueId source);
+  // As above from a buffer outside the graph (e.g. another graph's output, copied out by copy_out on the same
+  // device): its first `bytes` of live data must match `dims` exactly. The buffer must stay alive until the
+  // next execute() has been submitted.
+  void feed_input(ValueId input, const Dims& dims, const webgpu::Buffer& source, uint64_t bytes);
+  // A new storage buffer holding a GPU copy of tensor `id`'s live contents (queued behind the executes
+  // submitted so far, no host round trip); it outlives later executes. Throws LimitError past maxBufferSize.
+  webgpu::Buffer copy_out(ValueId id) const;
+
+  // Sets a free SymInt (one that no op of the graph writes, e.g. a size the caller knows) for the next
+  // execute; the resize hooks that read it run again. Throws InvalidArgument if `id` is not a SymInt.
+  void set_symint(ValueId id, int64_t value);
 
   // Runs the graph: resize, encode, submit (one submit, or one per Tuning::submit_chunk dispatches). Does not
   // wait for the GPU (reads do).

@@ -88,6 +88,42 @@ void ExecutableGraph::feed_input(ValueId input, const Dims& dims, ValueId source
   s_->input_version[size_t(input)]++;
 }
 
+void ExecutableGraph::feed_input(ValueId input, const Dims& dims, const webgpu::Buffer& source, uint64_t bytes) {
+  TensorValue& t = s_->graph.tensor_at(input);
+  check_input_dims(t, dims);
+  Dims old = t.dims;
+  t.dims = dims;
+  if (bytes != t.live_bytes() || bytes > source.size() || bytes % 4) {
+    t.dims = old;
+    throw InvalidArgument(fmt::format("feed into '{}': {} bytes given ({}-byte buffer), {} {} takes {}", t.name, bytes,
+                                      source.size(), dtype_name(t.dtype), dims_str(dims), t.live_bytes()));
+  }
+  if (bytes) s_->feeds.push_back({source.get(), s_->buffers[size_t(s_->tensor_buffer[size_t(input)])].get(), bytes});
+  s_->input_host.erase(input);
+  s_->input_version[size_t(input)]++;
+}
+
+webgpu::Buffer ExecutableGraph::copy_out(ValueId id) const {
+  const TensorValue& t = s_->graph.tensor_at(id);
+  const uint64_t bytes = (t.live_bytes() + 3) / 4 * 4;
+  webgpu::Buffer out(s_->dev, std::max<uint64_t>(bytes, 4), webgpu::BufferKind::Storage, t.name + " (copied out)");
+  if (bytes) {
+    webgpu::CommandEncoderHandle enc(wgpuDeviceCreateCommandEncoder(s_->dev.get(), nullptr));
+    wgpuCommandEncoderCopyBufferToBuffer(enc.get(), s_->buffers[size_t(s_->tensor_buffer[size_t(id)])].get(), 0, out.get(), 0, bytes);
+    webgpu::CommandBufferHandle cmd(wgpuCommandEncoderFinish(enc.get(), nullptr));
+    WGPUCommandBuffer c = cmd.get();
+    wgpuQueueSubmit(s_->dev.queue(), 1, &c);
+    s_->dev.check_errors();
+  }
+  return out;
+}
+
+void ExecutableGraph::set_symint(ValueId id, int64_t value) {
+  auto* x = std::get_if<SymIntValue>(&s_->graph.values().at(size_t(id)));
+  if (!x) throw InvalidArgument(fmt::format("value {} is not a symint", id));
+  x->value = value;
+}
+
 std::vector<float> ExecutableGraph::read_f32(ValueId id) const {
   const TensorValue& t = s_->graph.tensor_at(id);
   if (t.dtype != DType::F32) throw InvalidArgument(fmt::format("tensor '{}' is {}, not f32", t.name, dtype_name(t.dtype)));

@@ -76,6 +76,13 @@ TensorValue& OpBuilder::tensor_by_id(ValueId id) const {
   return *t;
 }
 
+int64_t OpBuilder::int_by_id(ValueId id) const {
+  const Value& v = s_.graph.value(id);  // bounds-checked
+  if (auto* x = std::get_if<int64_t>(&v)) return *x;
+  if (auto* x = std::get_if<SymIntValue>(&v)) return x->value;
+  fail("value {} must be an int or symint, got {}", id, value_kind(v));
+}
+
 const webgpu::Device& OpBuilder::device() const { return s_.dev; }
 
 void OpBuilder::check_args(size_t n) const { check(num_args() == n, "expects {} arguments, got {}", n, num_args()); }
@@ -223,6 +230,13 @@ int64_t ResizeContext::int_arg(size_t i) const {
   if (auto* x = std::get_if<SymIntValue>(&v)) return x->value;
   if (auto* x = std::get_if<bool>(&v)) return *x;
   fail("argument {} must be an int or symint, got {}", i, value_kind(v));
+}
+
+int64_t ResizeContext::int_by_id(ValueId id) const {
+  const Value& v = s_.graph.value(id);
+  if (auto* x = std::get_if<int64_t>(&v)) return *x;
+  if (auto* x = std::get_if<SymIntValue>(&v)) return x->value;
+  fail("value {} must be an int or symint, got {}", id, value_kind(v));
 }
 
 void ResizeContext::set_symint(size_t i, int64_t v) const {

@@ -74,6 +74,7 @@ class OpBuilder {
   const IntList& int_list(size_t i) const;
   const std::vector<ValueId>& value_list(size_t i) const;  // argument i must be a ValueList (e.g. aten.cat)
   TensorValue& tensor_by_id(ValueId id) const;             // a tensor named by id (a ValueList member)
+  int64_t int_by_id(ValueId id) const;                     // an Int or SymInt named by id (a ValueList member)
   const webgpu::Device& device() const;
 
   // Errors name the node, its label and the op: "node 12 'blk.0.attn_q' (aten.linear.default): msg".
@@ -124,6 +125,7 @@ class ResizeContext {
   TensorValue& tensor(size_t i) const;
   TensorValue& tensor_by_id(ValueId id) const;  // a tensor named by id (a ValueList member)
   int64_t int_arg(size_t i) const;  // Int or live SymInt value
+  int64_t int_by_id(ValueId id) const;  // Int or live SymInt value named by id (a ValueList member)
   void set_symint(size_t i, int64_t v) const;
   // Host copy of an input tensor's current data (for select_as_symint); empty for non-inputs.
   std::span<const int32_t> input_host_i32(size_t i) const;

@@ -10,6 +10,14 @@ OnnxRunner::OnnxRunner(const std::string& path, const OnnxOptions& options) : mo
     throw FormatError("ONNX model '" + path + "' has no inputs or no outputs: not an OCR model");
 }
 
+void OnnxRunner::bound_input(const std::vector<int64_t>& max_dims) {
+  const OnnxValueInfo& in = model_->inputs()[0];
+  std::map<std::string, int64_t> bounds;
+  for (size_t k = 0; k < in.dims.size() && k < max_dims.size(); ++k)
+    if (in.dims[k] < 0 && !in.dim_params[k].empty() && max_dims[k] > 0) bounds[in.dim_params[k]] = max_dims[k];
+  model_->bound_dims(bounds);
+}
+
 Tensor OnnxRunner::run(const Tensor& input) {
   OnnxTensor x;
   x.name = model_->inputs()[0].name;

@@ -5,6 +5,7 @@
 
 #include <numeric>
 #include <optional>
+#include <tuple>
 
 #include "gpu_fixture.h"
 #include "graph/executable.h"
@@ -82,6 +83,27 @@ TEST(Copy, ViewCopyInfersMinusOneFromLiveNumel) {
     EXPECT_EQ(op.run({1, S, 6}, v), v);
     EXPECT_EQ(op.exe->dims(op.out), (Dims{1, S, 2, 3}));
   }
+}
+
+// view_copy with a SymInt[] size (free SymInts set by the caller, as the ONNX importer's bounded dims do): the
+// output follows the SymInts at every execute, values unchanged (a view); a live size that does not match the
+// element count is an error naming the node.
+TEST(Copy, ViewCopyTakesSymIntSizes) {
+  ValueId h = -1, w = -1;
+  OneOp op({2, 8, 6}, [&](Graph& g, ValueId x, ValueId out) {
+    h = g.symint(2);
+    w = g.symint(6);
+    g.op("aten.view_copy.default", {x, g.value_list({h, g.int_value(-1), w}), out});
+  });
+  for (auto [a, b, c] : {std::tuple<int64_t, int64_t, int64_t>{2, 8, 6}, {1, 3, 5}, {2, 1, 1}}) {
+    const auto v = iota_f(a * b * c);
+    op.exe->set_symint(h, a);
+    op.exe->set_symint(w, c);
+    EXPECT_EQ(op.run({a, b, c}, v), v);
+    EXPECT_EQ(op.exe->dims(op.out), (Dims{a, b, c}));
+  }
+  op.exe->set_symint(w, 7);
+  EXPECT_THROW(op.run({1, 3, 5}, iota_f(15)), InvalidArgument);
 }
 
 TEST(Copy, ViewCopyRejectsBadSizes) {

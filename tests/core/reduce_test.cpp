@@ -58,6 +58,22 @@ TEST(Softmax, OddRowLengths) {
   }
 }
 
+// One graph built at [4, 300]: every live shape below it, the row length included, matches the reference.
+TEST(Softmax, LiveRowLengthChangesBetweenExecutes) {
+  Graph g;
+  ValueId in = g.input("x", DType::F32, {4, 300});
+  ValueId out = g.tensor_like(DType::F32, "out");
+  g.op("aten._softmax.default", {in, g.int_value(-1), g.boolean(false), out}, "softmax");
+  auto exe = ExecutableGraph::build(std::move(g), gpu());
+  for (auto [rows, D] : std::vector<std::pair<int64_t, int64_t>>{{4, 300}, {3, 7}, {1, 1}, {2, 299}, {4, 300}}) {
+    auto x = ref::random_floats(size_t(rows * D), uint32_t(D + rows), -20.0f, 20.0f);
+    exe->set_input(in, {rows, D}, std::span<const float>(x));
+    exe->execute();
+    EXPECT_EQ(exe->dims(out), (Dims{rows, D}));
+    expect_close(exe->read_f32(out), ref::softmax(x, D), 1e-6, 1e-4, fmt::format("live rows {} D {}", rows, D));
+  }
+}
+
 TEST(Softmax, NegativeInfinityAndFullyMaskedRows) {
   const int64_t D = 9;
   std::vector<float> x = ref::random_floats(size_t(3 * D), 4, -5.0f, 5.0f);

@@ -94,3 +94,63 @@ save("pool_reduce", [
     helper.make_node("Exp", ["r"], ["e"]),
     helper.make_node("Erf", ["e"], ["y"]),
 ], [x4], [y], [numpy_helper.from_array(np.array([1, 3], np.int64), "axes")])
+
+# Two decomposed LayerNorms as exporters write them (fused into one norm each by the importer,
+# src/models/onnx_graph/fuse_layernorm.h): Pow(d, 2) with gamma/beta of the normalised dims, then Mul(d, d) with
+# eps on the left and gamma/beta of dims [1, 1, C], around a MatMul; a third ReduceMean chain over axis 1
+# (not the trailing axis) stays unfused.
+xl = helper.make_tensor_value_info("x", F, ["N", "T", 16])
+save("layernorm_patterns", [
+    helper.make_node("ReduceMean", ["x"], ["mu"], axes=[-1]),
+    helper.make_node("Sub", ["x", "mu"], ["d"]),
+    helper.make_node("Pow", ["d", "two"], ["d2"]),
+    helper.make_node("ReduceMean", ["d2"], ["var"], axes=[-1]),
+    helper.make_node("Add", ["var", "eps"], ["ve"]),
+    helper.make_node("Sqrt", ["ve"], ["sd"]),
+    helper.make_node("Div", ["d", "sd"], ["n"]),
+    helper.make_node("Mul", ["n", "g"], ["ng"]),
+    helper.make_node("Add", ["ng", "b"], ["ln1"]),
+    helper.make_node("MatMul", ["ln1", "w"], ["h"]),
+    helper.make_node("ReduceMean", ["h"], ["mu2"], axes=[2]),
+    helper.make_node("Sub", ["h", "mu2"], ["e"]),
+    helper.make_node("Mul", ["e", "e"], ["e2"]),
+    helper.make_node("ReduceMean", ["e2"], ["var2"], axes=[2]),
+    helper.make_node("Add", ["eps", "var2"], ["ve2"]),
+    helper.make_node("Sqrt", ["ve2"], ["sd2"]),
+    helper.make_node("Div", ["e", "sd2"], ["n2"]),
+    helper.make_node("Mul", ["g2", "n2"], ["ng2"]),
+    helper.make_node("Add", ["b2", "ng2"], ["ln2"]),
+    helper.make_node("ReduceMean", ["ln2"], ["mu3"], axes=[1]),
+    helper.make_node("Sub", ["ln2", "mu3"], ["f"]),
+    helper.make_node("Mul", ["f", "f"], ["f2"]),
+    helper.make_node("ReduceMean", ["f2"], ["var3"], axes=[1]),
+    helper.make_node("Add", ["var3", "eps"], ["ve3"]),
+    helper.make_node("Sqrt", ["ve3"], ["sd3"]),
+    helper.make_node("Div", ["f", "sd3"], ["y"]),
+], [xl], [y], [numpy_helper.from_array(np.array(2, np.float32), "two"), numpy_helper.from_array(np.array(1e-5, np.float32), "eps"),
+               init("g", (16,)), init("b", (16,)), init("w", (16, 16)), init("g2", (1, 1, 16)), init("b2", (1, 1, 16))], opset=13)
+
+# Opset 18 forms of claimed operators: ReduceMean/ReduceMax with axes as an input, Split num_outputs (uneven:
+# 5 channels into 3 + 2), Pad with an axes input, Resize with axes and antialias = 0, and a decomposed LayerNorm
+# whose ReduceMeans take their axes as an input (fused by the importer).
+x18 = helper.make_tensor_value_info("x", F, ["N", 5, "H", "W"])
+i64 = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
+save("opset18_forms", [
+    helper.make_node("ReduceMean", ["x", "ax1"], ["m"], keepdims=1),
+    helper.make_node("Sub", ["x", "m"], ["c"]),
+    helper.make_node("Split", ["c"], ["a", "b"], axis=1, num_outputs=2),
+    helper.make_node("Pad", ["a", "pads", "pv", "ax23"], ["y"], mode="constant"),
+    helper.make_node("Resize", ["b", "", "sc"], ["r"], mode="nearest", coordinate_transformation_mode="asymmetric",
+                     nearest_mode="floor", axes=[2, 3], antialias=0),
+    helper.make_node("ReduceMax", ["r", "ax1"], ["z"], keepdims=1),
+    helper.make_node("ReduceMean", ["x", "axl"], ["mu"]),
+    helper.make_node("Sub", ["x", "mu"], ["d"]),
+    helper.make_node("Mul", ["d", "d"], ["d2"]),
+    helper.make_node("ReduceMean", ["d2", "axl"], ["var"]),
+    helper.make_node("Add", ["var", "eps"], ["ve"]),
+    helper.make_node("Sqrt", ["ve"], ["sd"]),
+    helper.make_node("Div", ["d", "sd"], ["w"]),
+], [x18], [y, helper.make_tensor_value_info("z", F, None), helper.make_tensor_value_info("w", F, None)],
+    [i64("ax1", [1]), i64("axl", [-1]), i64("pads", [1, 2, 0, 1]), i64("ax23", [2, 3]),
+     numpy_helper.from_array(np.array(0.5, np.float32), "pv"), numpy_helper.from_array(np.array([2, 2], np.float32), "sc"),
+     numpy_helper.from_array(np.array(1e-5, np.float32), "eps")], opset=18)

@@ -120,3 +120,61 @@ INSTANTIATE_TEST_SUITE_P(PpOcrV4, OcrModels,
 
 }  // namespace
 }  // namespace wgrt::test
+
+namespace wgrt::test {
+namespace {
+
+// PP-OCRv4 rec with bounded symbolic dims (OnnxOptions::dim_bounds): one graph built at batch 2 x width 320
+// serves widths 96, 200, 320 and batch 1 and 2 (the weights uploaded once); each output equals a fresh
+// per-size build (|d| <= 1e-5) and onnxruntime's CPU EP (max abs <= 2e-4, the bound above).
+TEST(OcrModelsBounded, RecOneGraphServesSeveralWidths) {
+  const std::string path = model_path("ch_PP-OCRv4_rec_infer.onnx");
+  ASSERT_TRUE(fs::exists(path)) << path << " is missing: run scripts/setup.sh";
+  auto probe = OnnxModel::load(path);
+  const OnnxValueInfo& in = probe->inputs()[0];
+  ASSERT_EQ(in.dims.size(), 4u);
+  std::map<std::string, int64_t> bounds;
+  for (size_t k : {size_t(0), size_t(3)})
+    if (in.dims[k] < 0) bounds[in.dim_params[k]] = k == 0 ? 2 : 320;
+  ASSERT_FALSE(bounds.empty()) << "the rec model's batch and width are expected to be symbolic";
+  OnnxOptions o;
+  o.dim_bounds = bounds;
+  o.share_device = probe.get();
+  auto m = OnnxModel::load(path, o);
+  const fs::path dir = scratch();
+  uint32_t seed = 40;
+  for (const Dims& d : {Dims{1, 3, 48, 96}, Dims{2, 3, 48, 200}, Dims{1, 3, 48, 320}, Dims{2, 3, 48, 160}}) {
+    std::vector<float> x;
+    for (int64_t n = 0; n < d[0]; ++n) {
+      const std::vector<float> one = text_image(d[2], d[3], seed++);
+      x.insert(x.end(), one.begin(), one.end());
+    }
+    OnnxRunStats st;
+    const auto out = m->run({OnnxTensor{in.name, 1, d, x, {}}}, &st);
+    EXPECT_TRUE(st.shared_graph) << st.own_graph_reason;
+    OnnxOptions fo;
+    fo.share_device = probe.get();
+    const auto fresh = OnnxModel::load(path, fo)->run({OnnxTensor{in.name, 1, d, x, {}}});
+    const std::vector<float> ref = ort_run(path, dir, x, d, "bounded_" + std::to_string(d[0]) + "x" + std::to_string(d[3]));
+    ASSERT_EQ(out[0].dims, fresh[0].dims);
+    ASSERT_EQ(out[0].f32.size(), ref.size());
+    float err = 0, vs_fresh = 0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+      err = std::max(err, std::fabs(out[0].f32[i] - ref[i]));
+      vs_fresh = std::max(vs_fresh, std::fabs(out[0].f32[i] - fresh[0].f32[i]));
+    }
+    EXPECT_LE(err, 2e-4f) << "rec at " << d[0] << "x" << d[3];
+    EXPECT_LE(vs_fresh, 1e-5f) << "rec at " << d[0] << "x" << d[3];
+    std::printf("rec bounded %lldx%lld: max abs error %.3g vs ort, %.3g vs a fresh build, %.1f ms run, %.0f ms host lowering/match\n",
+                (long long)d[0], (long long)d[3], err, vs_fresh, st.run_seconds * 1e3, st.compile_seconds * 1e3);
+  }
+  const OnnxModelCounters k = m->counters();
+  EXPECT_EQ(k.graphs_built, 1u) << "the weights must be uploaded once";
+  EXPECT_EQ(k.shared_graph_runs, 4u);
+  std::printf("rec bounded: %zu graph built, %llu weight bytes uploaded, %zu host lowerings\n", k.graphs_built,
+              (unsigned long long)k.weight_bytes_uploaded, k.host_lowerings);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace wgrt::test

@@ -3,6 +3,7 @@
 // the box corners, the recognition score and the text; or JSON with --json.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -54,7 +55,10 @@ void run_ocr(const OcrCliOptions& o) {
   mo.adapter = o.adapter;
   ocr::OnnxRunner det(files.det, mo);
   mo.share_device = &det.model();  // one GPU device for the three models
+  mo.above_bounds_compile = true;  // a crop wider than the rec bound gets a graph of its own
   ocr::OnnxRunner rec(files.rec, mo);
+  // One rec graph for every batch size and width up to these (weights uploaded once).
+  rec.bound_input({o.pipeline.rec_batch, 0, o.pipeline.rec_height, std::max(4 * o.pipeline.rec_min_width, 1280)});
   std::unique_ptr<ocr::OnnxRunner> cls;
   if (!o.no_cls) cls = std::make_unique<ocr::OnnxRunner>(files.cls, mo);
   const ocr::Models models{.det = &det, .rec = &rec, .cls = cls.get(), .dictionary = ocr::load_dictionary(files.dictionary)};

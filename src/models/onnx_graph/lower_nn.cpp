@@ -235,6 +235,17 @@ void lower_pool(Lowering& l) {
   else if (mx) l.known_attrs({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
   else l.known_attrs({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
   if (l.wants(1)) l.unsupported("the Indices output is not supported");
+  if (global && l.rank(0) >= 3 && l.rank(0) <= 8) {
+    // A reduction per spatial axis (last first): no window sized by the input, so it follows live dims.
+    Dims cur = l.dims(0);
+    ValueId v = l.gpu(0);
+    for (size_t k = cur.size(); k-- > 2;) {
+      cur[k] = 1;
+      v = l.emit("wgrt.reduce_axis.default", {v, l.g.int_value(int64_t(k)), l.g.string(mx ? "max" : "mean")}, cur, "global");
+    }
+    l.set_gpu(0, v, cur);
+    return;
+  }
   Spatial s = spatial(l, 0);
   std::vector<int64_t> k = global ? std::vector<int64_t>{s.d4[2], s.d4[3]} : pair_of(l, l.attr_ints("kernel_shape"), s.one_d, 1, 1, "kernel_shape");
   auto st = global ? k : pair_of(l, l.attr_ints("strides"), s.one_d, 1, 1, "strides");

@@ -3,7 +3,9 @@
 //   nearest, coordinate mode asymmetric, nearest_mode floor (Upsample's nearest) -> aten.upsample_nearest2d;
 //   linear, half_pixel / pytorch_half_pixel (OH, OW > 1) -> aten.upsample_bilinear2d (align_corners false);
 //   linear, align_corners -> aten.upsample_bilinear2d (align_corners true).
-// Other modes and coordinate transforms are refused at load, naming them.
+// Other modes and coordinate transforms are refused at load, naming them. Opset 18: `axes` (scales/sizes for
+// those dims only; the others keep their size), antialias = 0 and keep_aspect_ratio_policy = stretch (others
+// refused).
 #include <cmath>
 
 #include "models/onnx_graph/lowering.h"
@@ -15,7 +17,10 @@ namespace {
 void lower_resize(Lowering& l) {
   const bool upsample = l.node->op_type == "Upsample";
   l.known_attrs({"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside",
-                 "extrapolation_value", "scales"});
+                 "extrapolation_value", "scales", "antialias", "axes", "keep_aspect_ratio_policy"});
+  if (l.attr_int("antialias", 0) != 0) l.unsupported("antialias = 1 is not supported");
+  if (l.attr_str("keep_aspect_ratio_policy", "stretch") != "stretch")
+    l.unsupported("keep_aspect_ratio_policy '{}' is not supported (stretch only)", l.attr_str("keep_aspect_ratio_policy", ""));
   const std::string mode = l.attr_str("mode", "nearest");
   const bool v10 = upsample || l.opset() < 11;
   const std::string coord = v10 ? (mode == "nearest" ? "asymmetric" : "half_pixel_v10") : l.attr_str("coordinate_transformation_mode", "half_pixel");
@@ -36,6 +41,23 @@ void lower_resize(Lowering& l) {
       for (int64_t k = 0; k < s.numel(); ++k) scales.push_back(s.at(size_t(k)));
     }
     if (l.has(3) && l.host(3).numel() > 0) sizes = l.host(3).ints();
+  }
+  if (l.has_attr("axes")) {  // opset 18: scales/sizes name only these dims
+    std::vector<double> full_scales(x.size(), 1.0);
+    std::vector<int64_t> full_sizes(x.begin(), x.end());
+    const std::vector<int64_t> axes = l.attr_ints("axes");
+    const size_t given = !scales.empty() ? scales.size() : sizes.size();
+    if (axes.size() != given) l.fail("axes has {} entries but scales/sizes {}", axes.size(), given);
+    std::vector<bool> seen(x.size(), false);
+    for (size_t k = 0; k < axes.size(); ++k) {
+      const size_t a = size_t(l.axis(axes[k], x.size(), "axes entry"));
+      if (seen[a]) l.fail("axes repeats axis {}", axes[k]);
+      seen[a] = true;
+      if (!scales.empty()) full_scales[a] = scales[k];
+      else full_sizes[a] = sizes[k];
+    }
+    if (!scales.empty()) scales = full_scales;
+    else sizes = full_sizes;
   }
   Dims od = x;
   if (!scales.empty()) {

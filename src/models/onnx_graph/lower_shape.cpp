@@ -297,6 +297,10 @@ void lower_split(Lowering& l) {
   const int64_t ax = l.axis(l.attr_int("axis", 0), in.size());
   std::vector<int64_t> sizes = l.opset() >= 13 ? (l.has(1) ? l.host(1).ints() : std::vector<int64_t>{}) : l.attr_ints("split");
   const int64_t n = int64_t(l.num_outputs());
+  if (l.has_attr("num_outputs")) {  // opset 18: no split input, chunks of ceil(dim / n), the last one smaller
+    if (!sizes.empty()) l.fail("split and num_outputs are both given");
+    if (l.attr_int("num_outputs", 0) != n) l.fail("num_outputs = {} but the node has {} outputs", l.attr_int("num_outputs", 0), n);
+  }
   if (sizes.empty()) {
     const int64_t dim = in[size_t(ax)], each = (dim + n - 1) / n;
     for (int64_t k = 0; k < n; ++k) sizes.push_back(std::min(each, dim - k * each));
@@ -331,11 +335,26 @@ void lower_pad(Lowering& l) {
     value = l.attr_float("value", 0);
   } else {
     pads = l.host(1).ints();
-    if (l.has(2)) value = l.host(2).at(0);
-    if (l.has(3)) l.unsupported("the axes input is not supported");
+    if (l.has(2) && l.host(2).numel() > 0) value = l.host(2).at(0);
   }
   const Dims& in = l.dims(0);
   const size_t r = in.size();
+  if (l.opset() >= 18 && l.has(3)) {  // axes: pads name only these dims (begins, then ends)
+    const std::vector<int64_t> axes = l.host(3).ints();
+    if (pads.size() != 2 * axes.size()) l.fail("pads has {} values for {} axes", pads.size(), axes.size());
+    std::vector<int64_t> full(2 * r, 0);
+    std::vector<bool> seen(r, false);
+    for (size_t k = 0; k < axes.size(); ++k) {
+      const size_t a = size_t(l.axis(axes[k], r, "axes entry"));
+      if (seen[a]) l.fail("axes repeats axis {}", axes[k]);
+      seen[a] = true;
+      full[a] = pads[k];
+      full[a + r] = pads[k + axes.size()];
+    }
+    pads = full;
+  } else if (l.has(3)) {
+    l.unsupported("the axes input is not supported before opset 18");
+  }
   if (pads.size() != 2 * r) l.fail("pads has {} values for rank {}", pads.size(), r);
   for (int64_t p : pads) l.bounded(p, -(int64_t(1) << 24), "pad");
   Dims od = in;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/onnx_graph/fuse_layernorm.h"
 #include "models/onnx_graph/lowering.h"
 #include "util/printable.h"
 
@@ -19,7 +20,9 @@ const std::map<std::string, OpRule>& rules() {
   return table;
 }
 
-constexpr int64_t kMaxOpset = 17;
+// Opset 18 changed Pad (axes), Reduce* (axes as an input), Resize (axes, antialias, keep_aspect_ratio_policy)
+// and Split (num_outputs) among the claimed operators; their rules implement those forms.
+constexpr int64_t kMaxOpset = 18;
 
 const OpRule& rule_for(const Model& m, const Node& n) {
   if (!n.domain.empty())
@@ -46,7 +49,8 @@ void check_operators(const Model& m) {
   for (const auto& n : m.nodes) rule_for(m, n);
 }
 
-BuiltGraph build_onnx_graph(const Model& m, const std::map<std::string, HostTensor>& inputs, const std::set<std::string>& host_floats) {
+BuiltGraph build_onnx_graph(const Model& m, const std::map<std::string, HostTensor>& inputs, const std::set<std::string>& host_floats,
+                            const LowerOptions& options) {
   check_operators(m);
   BuiltGraph out;
   Lowering l(m, out.graph);
@@ -90,11 +94,33 @@ BuiltGraph build_onnx_graph(const Model& m, const std::map<std::string, HostTens
     out.inputs.push_back(std::move(p));
     l.vals[vi.name] = std::move(v);
   }
-  for (const auto& n : m.nodes) {
+  auto lower_node = [&](const Node& n) {
     l.node = &n;
     rule_for(m, n).lower(l);
     for (const auto& o : n.outputs)
       if (!o.empty() && !l.vals.count(o)) l.unsupported("output '{}' is not produced by wgrt's lowering", printable(o));
+  };
+  // Decomposed LayerNorms: their nodes wait for the last one, which lowers them as one norm or one by one.
+  const std::vector<LayerNormMatch> norms = options.fuse_layernorm ? find_layernorms(m) : std::vector<LayerNormMatch>{};
+  std::map<size_t, const LayerNormMatch*> norm_at;
+  std::set<size_t> deferred;
+  for (const auto& p : norms) {
+    norm_at[p.nodes.back()] = &p;
+    deferred.insert(p.nodes.begin(), p.nodes.end() - 1);
+  }
+  for (size_t i = 0; i < m.nodes.size(); ++i) {
+    if (deferred.count(i)) continue;
+    auto it = norm_at.find(i);
+    if (it == norm_at.end()) {
+      lower_node(m.nodes[i]);
+      continue;
+    }
+    l.node = &m.nodes[i];
+    if (try_fused_layernorm(l, *it->second)) {
+      out.layernorms_fused++;
+      continue;
+    }
+    for (size_t k : it->second->nodes) lower_node(m.nodes[k]);
   }
   l.node = nullptr;
   for (const auto& vo : m.outputs) {

@@ -33,13 +33,18 @@ struct BuiltGraph {
   Graph graph;
   std::vector<Port> inputs;   // model input order; float inputs have id >= 0
   std::vector<Port> outputs;  // model output order
+  size_t layernorms_fused = 0;  // decomposed LayerNorm patterns lowered as one norm (fuse_layernorm.h)
+};
+
+struct LowerOptions {
+  bool fuse_layernorm = true;  // recognise the decomposed LayerNorm pattern (fuse_layernorm.h)
 };
 
 // `inputs`: every model input by name: float inputs need only dims (data is bound at execute), except those
 // named in `host_floats`, which (like every non-float input) need their values and are folded on the host.
 // Throws as above; NeedsHostInput (lowering.h) when a node needs the values of a device-bound float input.
 BuiltGraph build_onnx_graph(const Model& m, const std::map<std::string, HostTensor>& inputs,
-                            const std::set<std::string>& host_floats = {});
+                            const std::set<std::string>& host_floats = {}, const LowerOptions& options = {});
 
 // Refuses, before any input is known, a model with an operator (or opset) the importer has no rule for:
 // Unsupported naming the first such node, e.g. "ONNX node 'x' (LSTM): operator LSTM is not supported".

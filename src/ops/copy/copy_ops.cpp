@@ -1,6 +1,7 @@
 // Copy ops (PyTorch semantics), all through one strided-copy kernel (copy/strided_copy.wgsl), rank <= 8,
 // 32-bit dtypes (f32, i32, u32; copied bit-exactly). Every op has a resize hook (dynamic S).
-//   aten.view_copy.default(x, size IntList, out): one -1 allowed, inferred from the live numel. The output
+//   aten.view_copy.default(x, size IntList | ValueList of Int/SymInt, out): one -1 allowed, inferred from the
+//       live numel; SymInt sizes are read at every resize (sizes that follow live dims). The output
 //       aliases the input buffer (no dispatch) whenever that is safe (OpBuilder::alias); else it is a copy.
 //   aten.slice_copy.Tensor(x, dim, start (Int|SymInt|None), end (Int|SymInt|None), step Int > 0, out):
 //       negative start/end count from the end; both clamped to [0, size] (end >= start) as torch.slice does.
@@ -82,20 +83,39 @@ void build_common(OpBuilder& b, size_t out) {
           dtype_name(b.tensor(0).dtype), b.tensor(out).name, dtype_name(b.tensor(out).dtype));
 }
 
-void build_view(OpBuilder& b) {
-  b.check_args(3);
-  build_common(b, 2);
-  const IntList size = b.int_list(1);
-  b.check(size.size() <= 8, "size has {} dims (at most 8)", size.size());
+// The size list of view_copy: its Int entries, and the ids of its entries when given as a ValueList.
+struct ViewSize {
+  IntList values;
+  std::vector<ValueId> ids;
+};
+
+// Index of the one -1 entry (-1 if none); fails on a second -1 or a negative size.
+template <typename Ctx>
+int view_infer_index(const Ctx& c, const IntList& size) {
   int infer = -1;
   for (size_t k = 0; k < size.size(); ++k) {
     if (size[k] == -1) {
-      b.check(infer < 0, "only one -1 allowed in size");
+      if (infer >= 0) c.fail("only one -1 allowed in size");
       infer = int(k);
-    } else {
-      b.check(size[k] >= 0, "negative size {} at dim {}", size[k], k);
+    } else if (size[k] < 0) {
+      c.fail("negative size {} at dim {}", size[k], k);
     }
   }
+  return infer;
+}
+
+void build_view(OpBuilder& b) {
+  b.check_args(3);
+  build_common(b, 2);
+  ViewSize vs;
+  if (std::holds_alternative<ValueList>(b.value(1))) {
+    vs.ids = b.value_list(1);
+    for (ValueId id : vs.ids) vs.values.push_back(b.int_by_id(id));
+  } else {
+    vs.values = b.int_list(1);
+  }
+  b.check(vs.values.size() <= 8, "size has {} dims (at most 8)", vs.values.size());
+  view_infer_index(b, vs.values);
   // A contiguous view is free: the output shares the input's buffer when the max sizes allow it (the input
   // is an intermediate or input that nothing writes in place); otherwise it is a copy.
   const bool view = b.tensor(2).role == TensorRole::Intermediate && b.tensor(2).max_bytes() <= b.tensor(0).max_bytes() &&
@@ -105,6 +125,9 @@ void build_view(OpBuilder& b) {
   else c = declare_copy(b, b.arg(0), b.arg(2));
   b.on_resize([=](ResizeContext& r) {
     const int64_t n = numel(r.tensor(0).dims);
+    IntList size = vs.values;
+    for (size_t k = 0; k < vs.ids.size(); ++k) size[k] = r.int_by_id(vs.ids[k]);
+    const int infer = view_infer_index(r, size);
     Dims out(size.begin(), size.end());
     int64_t known = 1;
     for (size_t k = 0; k < out.size(); ++k)

@@ -1,6 +1,7 @@
 // aten._softmax.default(x f32 [..., D], dim int, half_to_float bool, out f32 [..., D]):
 //   softmax along `dim`, which must be the last dim (-1 allowed); half_to_float must be false (activations
 //   are f32). Numerically stable (max subtracted); rows entirely -inf give zeros, not NaN (softmax.wgsl).
+//   Every live dim may change between executes, D included (it is a uniform).
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
 #include "ops/families.h"
@@ -32,10 +33,11 @@ void build_softmax(OpBuilder& b) {
                              {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(3)), u});
   b.on_resize([=](ResizeContext& r) {
     const Dims xd = r.tensor(0).dims;
-    if (xd.back() != D) r.fail("x '{}' has live dims {}; the last dim must stay {}", r.tensor(0).name, dims_str(xd), D);
+    const int64_t Dl = xd.empty() ? 0 : xd.back();
+    if (xd.size() != size_t(rank) || Dl <= 0) r.fail("x '{}' has live dims {}: rank {} with a non-empty last dim needed", r.tensor(0).name, dims_str(xd), rank);
     r.set_dims(3, xd);
-    const uint64_t rows = uint64_t(numel(xd) / D);
-    r.set_uniform(u, RowParams{uint32_t(rows), uint32_t(D), 0, 0});
+    const uint64_t rows = uint64_t(numel(xd) / Dl);
+    r.set_uniform(u, RowParams{uint32_t(rows), uint32_t(Dl), 0, 0});
     r.set_workgroups(d, rows);
   });
 }
