@@ -2,6 +2,9 @@
 // timestamp queries via ExecutableGraph::enable_profiling / Profiler, not wall time).
 //   q4gsw GEMV (M = 1)   K x N = 2048x2048, 2048x8192, 8192x2048, 2048x128256 (the last one is split into
 //                        binding chunks where maxStorageBufferBindingSize is 128 MiB)
+//   block-format GEMV    wgrt.linear_ggml (Q4_K, Q6_K, Q8_0) at K x N = 2048x8192 for M = 1, 2, 4, 8 rows of
+//                        x, with the layout-aware kernel (gemv_kq.wgsl) and the generic one (gemv_ggml.wgsl):
+//                        batched decode should cost about the same at M 8 as at M 1
 //   f32 GEMV             2048x2048
 //   GEMM (f32 and q4)    M = 128, 512 at K = N = 2048; q4 also M = 2048, the 1B's MLP shapes and a small
 //                        K/V projection (WGRT_GEMM_MMQ=0 / 1 compare the f32 and int8 prefill kernels)
@@ -21,6 +24,7 @@
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
 #include "webgpu/device.h"
+#include "webgpu/tuning.h"
 
 using namespace wgrt;
 
@@ -162,6 +166,38 @@ void BM_GemvQ4(benchmark::State& st) {
   st.SetLabel(fmt::format("{} dispatches, weights {:.1f} MB", exe->dispatch_count(), double(N * K / 2) / 1e6));
 }
 
+// Args: ggml type id, K, N, M, kernel (1 = gemv_kq "blocks", 0 = generic). Block bytes are random in
+// 0x20..0x3b, so every f16 scale is a normal number (about 2^-7 .. 1).
+void BM_GemvGgml(benchmark::State& st) {
+  const int64_t type = st.range(0), K = st.range(1), N = st.range(2), M = st.range(3);
+  const bool blocks = st.range(4) != 0;
+  const int64_t be = type == 8 ? 32 : 256, bb = type == 8 ? 34 : type == 12 ? 144 : 210;
+  const uint64_t bytes = uint64_t(N * (K / be) * bb);
+  std::vector<uint32_t> words((bytes + 3) / 4);
+  std::mt19937 rng(7);
+  for (auto& w : words) {
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v |= (0x20u + rng() % 28u) << (8 * i);
+    w = v;
+  }
+  webgpu::Tuning tun = dev().tuning();
+  tun.ggml_gemv_blocks = blocks;
+  webgpu::ScopedTuning scoped(dev(), tun);
+  Graph g;
+  ValueId x = g.input("x", DType::F32, {M, K});
+  const int64_t nw = int64_t(words.size());
+  ValueId w = g.constant("w", DType::U32, {nw}, ConstantData::from_vector(std::move(words)));
+  ValueId out = g.tensor_like(DType::F32, "out");
+  g.output(out);
+  g.op("wgrt.linear_ggml.default", {x, w, g.int_value(type), g.int_value(N), g.none(), out}, "gemv_ggml");
+  auto exe = ExecutableGraph::build(std::move(g), dev());
+  auto xv = random_vec<float>(size_t(M * K), -1.0f, 1.0f);
+  exe->set_input(x, {M, K}, std::span<const float>(xv));
+  double sec = run(st, *exe);
+  set_counters(st, sec, double(bytes + uint64_t(M * K * 4 + M * N * 4)), 2.0 * double(M * N * K));
+  st.SetLabel(fmt::format("{} M {} {}", type == 8 ? "Q8_0" : type == 12 ? "Q4_K" : "Q6_K", M, blocks ? "gemv_kq" : "generic"));
+}
+
 void BM_GemvF32(benchmark::State& st) {
   const int64_t K = st.range(0), N = st.range(1);
   Graph g;
@@ -218,6 +254,8 @@ BENCHMARK(BM_Copy)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Arg(2048 * 2048 / 2)->Arg(2048 * 8192 / 2)->Arg(int64_t(2048) * 128256 / 2);
 BENCHMARK(BM_Read)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Arg(2048 * 2048 * 5 / 8)->Arg(2048 * 8192 * 5 / 8)->Arg(int64_t(2048) * 128256 * 5 / 8);
+BENCHMARK(BM_GemvGgml)->UseManualTime()->Unit(benchmark::kMicrosecond)
+    ->ArgsProduct({{12, 14, 8}, {2048}, {8192}, {1, 2, 4, 8}, {1, 0}});
 BENCHMARK(BM_GemvF32)->UseManualTime()->Unit(benchmark::kMicrosecond)->Args({2048, 2048});
 BENCHMARK(BM_Gemm)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Args({128, 2048, 2048, 0})->Args({512, 2048, 2048, 0})->Args({128, 2048, 2048, 1})->Args({512, 2048, 2048, 1})

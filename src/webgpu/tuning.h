@@ -11,6 +11,9 @@
 //     Int8: 8 x 32 x 4 when N >= 32768, else 32 x 8 x 2; Workgroup on GPUs: 32 x 8 x 8 staged when N >= 32768,
 //     else 64 x 4 x 4 staged; CPU adapters: 16 x 8 x 8 unstaged (each x load serves 8 rows; a barrier costs
 //     a CPU driver more than the reuse gains). Subgroup: RPT x BW x KS by N and K (gemv_q4_sg_shape).
+//   Block-format GEMV: gemv_kq.wgsl (chunks of whole sub-blocks, x rows in grid layers of 1, 2, 4 or 8, the
+//     smallest that holds M) for Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K on every adapter; gemv_ggml.wgsl otherwise.
+//     gemv_kq rows of W per invocation (each x load serves them): 2.
 //   GEMM: the Cpu kernel (gemm_cpu.wgsl, rq 4, wg 64) on CPU adapters with subgroups of >= 8 lanes, else
 //     Tiled (gemm.wgsl); Tiled linear layers with >= 64 output tiles of 128x128 take gemm_big.wgsl.
 //   Int8 GEMM (q4gsw linear prefill): on GPUs with packed_4x8_integer_dot_product from 1 output tile (every
@@ -86,6 +89,8 @@ struct TuningOverrides {
   std::optional<bool> gpu_sampling;               // WGRT_GPU_SAMPLING = 0 | 1
   std::optional<int64_t> gemv_max_rows;           // WGRT_GEMV_MAX_ROWS = 0..8 (rows above take the GEMM)
   std::optional<bool> fused_gemv;                 // WGRT_FUSED_GEMV = 0 | 1
+  std::optional<bool> ggml_gemv_blocks;           // WGRT_GEMV_GGML = blocks[,RPT] | generic
+  std::optional<uint32_t> ggml_gemv_rpt;          // ... its RPT (1, 2 or 4)
   std::optional<bool> sdpa_legacy;                // WGRT_SDPA = flash | legacy
   std::optional<uint32_t> gemm_big_min_tiles;     // WGRT_GEMM_BIG = tiles (0 = off)
   std::optional<uint32_t> gemm_mmq_min_tiles;     // WGRT_GEMM_MMQ = tiles (0 = off)
@@ -99,6 +104,10 @@ struct Tuning {
   // ---- linear (ops/linear) ----
   int64_t gemv_max_rows = 8;       // M up to this takes the GEMV route (one grid layer per row of x)
   uint32_t gemv_f32_rpt = 4;       // f32 GEMV rows per invocation (gemv_f32.wgsl RPT, 1..4)
+  // Block-format (ggml) GEMV: the layout-aware kernel (gemv_kq.wgsl, weights decoded once for up to 8 rows of
+  // x) for the types it has (linear_ggml.h), else the generic one (gemv_ggml.wgsl) for every type.
+  bool ggml_gemv_blocks = true;
+  uint32_t ggml_gemv_rpt = 2;      // gemv_kq.wgsl rows of W per invocation (1, 2, 4; the op caps MB * RPT at 16)
   Q4GemvKernel q4_gemv = Q4GemvKernel::Workgroup;  // preferred q4 GEMV kernel (the op may fall back)
   std::optional<GemvQ4Shape> gemv_q4_forced;       // shape override (every N, K) for the Workgroup/Int8 kernels
   std::optional<GemvQ4SgShape> gemv_q4_sg_forced;  // shape override for the Subgroup kernel

@@ -134,6 +134,12 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     if (!l) bad("WGRT_FUSED_GEMV", *v, "0 or 1");
     o.fused_gemv = (*l)[0] == 1;
   }
+  if (auto v = get("WGRT_GEMV_GGML")) {
+    if (*v == "blocks") o.ggml_gemv_blocks = true;
+    else if (*v == "generic") o.ggml_gemv_blocks = false;
+    else if (*v == "blocks,1" || *v == "blocks,2" || *v == "blocks,4") o.ggml_gemv_blocks = true, o.ggml_gemv_rpt = uint32_t(v->back() - '0');
+    else bad("WGRT_GEMV_GGML", *v, "blocks, blocks,RPT (RPT 1, 2 or 4) or generic");
+  }
   return o;
 }
 

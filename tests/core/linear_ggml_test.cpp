@@ -1,4 +1,4 @@
-// wgrt.linear_ggml.default (weights resident in their ggml block format, decoded in gemv_ggml.wgsl) on a real
+// wgrt.linear_ggml.default (weights resident in their ggml block format, decoded in gemv_kq.wgsl / gemv_ggml.wgsl) on a real
 // adapter against the plain C++ reference: the src/formats decoders (bit-exact with llama.cpp, see
 // tests/host/ggml_dequant_test.cpp) and a double-accumulating GEMV. Per type (all 22 the kernels decode):
 // odd N (1, 7, 37, 300), K of 1, 3 and 25 blocks (F16 also K = 1 and 5), M = 1, 3 and 20, bias / no bias, M
@@ -9,6 +9,7 @@
 // the decode's multiply-adds).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -173,6 +174,38 @@ TEST(LinearGgml, EveryTypeGemmRouteOddSizes) {
   }
 }
 
+// The layout-aware block GEMV (gemv_kq.wgsl; the default for Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K) and, for the
+// same types, the generic one (the policy's ggml_gemv_blocks off): M 1, 2, 3, 5, 8 on one graph (the routes of
+// 1, 2, 4 and 8 rows per grid layer, partly filled layers), then M 11 (two layers of 8, the second partial) and
+// M 1 again; N 13 and 37 (partial last workgroups of 16 rows), N 1 at K of one block; K of 1 and 3 blocks (odd
+// block counts put every other row of the 2-byte aligned formats at an odd half-word) and of 36 / 37 chunks
+// (more chunks than the 32 k lanes, so lanes take several); RPT 2 (the default) and 4 (capped to 2 at MB 8).
+// The dump shows which kernel ran.
+TEST(LinearGgml, BlockGemvEveryRowCount) {
+  uint32_t seed = 900;
+  for (uint32_t rpt : {0u, 2u, 4u}) {  // 0: the generic kernel
+    webgpu::Tuning tun = gpu().tuning();
+    tun.ggml_gemv_blocks = rpt != 0;
+    tun.ggml_gemv_rpt = std::max(rpt, 1u);
+    webgpu::ScopedTuning scoped(gpu(), tun);
+    for (const TypeInfo& t : kTypes) {
+      if (!ops::ggml_gemv_blocks_type(int64_t(t.type))) continue;
+      const int64_t be = ops::ggml_gpu_block(int64_t(t.type))->elems;
+      const std::vector<int64_t> ks = {be, 3 * be, be == 256 ? 9 * be : 37 * be};
+      for (int64_t K : ks)
+        for (int64_t N : {1, 13, 37}) {
+          if ((N == 1 && K != be) || (rpt != 2 && K != ks[1])) continue;
+          GgmlLinear r = make(t, N, K, N == 13, ++seed);
+          const std::string what = ggml_type_name(t.type) + " rpt " + std::to_string(rpt) + " K " +
+                                   std::to_string(K) + " N " + std::to_string(N);
+          const std::string dump = r.exe->dump();
+          EXPECT_EQ(dump.find("gemv_kq.wgsl:main") != std::string::npos, rpt != 0) << what;
+          for (int64_t M : {1, 2, 3, 5, 8, 11, 1}) check(r, M, N, K, ++seed, what + " M " + std::to_string(M));
+        }
+    }
+  }
+}
+
 TEST(LinearGgml, WeightsSplitAcrossBindings) {
   for (const TypeInfo& t : kTypes) {
     const int64_t be = ops::ggml_gpu_block(int64_t(t.type))->elems, K = be == 1 ? 96 : 2 * be, N = 600;
@@ -183,6 +216,7 @@ TEST(LinearGgml, WeightsSplitAcrossBindings) {
     GgmlLinear r = make(t, N, K, true, 99);
     scoped.reset();
     check(r, 2, N, K, 5, ggml_type_name(t.type) + " split");
+    check(r, 7, N, K, 6, ggml_type_name(t.type) + " split M 7");
   }
 }
 

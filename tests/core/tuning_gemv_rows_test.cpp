@@ -1,4 +1,4 @@
-// WGRT_GEMV_MAX_ROWS (webgpu/tuning_env.cpp): the rows up to which linear layers take the GEMV route, for
+// WGRT_GEMV_MAX_ROWS and WGRT_GEMV_GGML (webgpu/tuning_env.cpp): the rows up to which linear layers take the GEMV route, for
 // batched serving measurements (above it the GEMM reads each weight once for all rows). Malformed values are
 // a clear error naming the variable; well-formed ones replace the rule's 8.
 #include <gtest/gtest.h>
@@ -33,6 +33,25 @@ TEST(Tuning, GemvMaxRowsOverride) {
       ADD_FAILURE() << v << " accepted";
     } catch (const InvalidArgument& e) {
       EXPECT_NE(std::string(e.what()).find(std::string("WGRT_GEMV_MAX_ROWS='") + v + "' is malformed"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// WGRT_GEMV_GGML: the block-format GEMV kernel (blocks = gemv_kq.wgsl, default on, RPT 2; generic =
+// gemv_ggml.wgsl) and gemv_kq's rows of W per invocation.
+TEST(Tuning, GemvGgmlOverride) {
+  EXPECT_TRUE(tuned({}).ggml_gemv_blocks);
+  EXPECT_EQ(tuned({}).ggml_gemv_rpt, 2u);
+  EXPECT_FALSE(tuned({{"WGRT_GEMV_GGML", "generic"}}).ggml_gemv_blocks);
+  EXPECT_TRUE(tuned({{"WGRT_GEMV_GGML", "blocks"}}).ggml_gemv_blocks);
+  EXPECT_EQ(tuned({{"WGRT_GEMV_GGML", "blocks,4"}}).ggml_gemv_rpt, 4u);
+  EXPECT_EQ(tuned({{"WGRT_GEMV_GGML", "blocks,1"}}).ggml_gemv_rpt, 1u);
+  for (const char* v : {"block", "blocks,3", "blocks,", "generic,2", "1"}) {
+    try {
+      tuned({{"WGRT_GEMV_GGML", v}});
+      ADD_FAILURE() << v << " accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("WGRT_GEMV_GGML='") + v + "' is malformed"), std::string::npos) << e.what();
     }
   }
 }

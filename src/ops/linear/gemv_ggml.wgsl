@@ -7,17 +7,7 @@
 // row 8 consecutive elements at a time (a run of 8 never crosses a sub-block), 256 elements per step, and the
 // partial sums are reduced in workgroup memory. Grid: 1-D, folded (linear_workgroup), times ceil(M / 8) layers.
 #include "ops/common/index.wgsl"
-
-struct Params {
-  N : u32,
-  K : u32,
-  has_bias : u32,
-  n_base : u32,
-  nwg : u32,
-  out_stride : u32,
-  row_bytes : u32,
-  M : u32,
-}
+#include "ops/linear/gemv_ggml_params.wgsl"
 
 @group(0) @binding(0) var<storage, read> x : array<f32>;
 @group(0) @binding(1) var<storage, read> w : array<u32>;

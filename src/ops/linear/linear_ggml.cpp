@@ -6,8 +6,10 @@
 //       to whole u32 words. wtype is the ggml type id of one of the types
 //       ggml_gpu_block() lists (linear_ggml.h);
 //       K must be a multiple of the type's block size (build errors otherwise).
-// Routes: gemv_ggml.wgsl (one grid layer per 8 rows of x, so it re-reads the weights M/8 times) for
-// M <= the tuning policy's gemv_max_rows and on CPU adapters; on GPUs (the Tiled GEMM kind) larger M takes the
+// Routes: a GEMV for M <= the tuning policy's gemv_max_rows and on CPU adapters: gemv_kq.wgsl for the types it
+// has (ggml_gemv_blocks_type) when the policy's ggml_gemv_blocks is on, as four routes whose grid layers take 1,
+// 2, 4 or 8 rows of x (the smallest that holds M; 8 for larger M), else gemv_ggml.wgsl (one grid layer per 8
+// rows of x); both re-read the weights once per grid layer; on GPUs (the Tiled GEMM kind) larger M takes the
 // register-blocked GEMM with the block-format B loader (gemm_big.wgsl B_MODE 2), each weight decoded once per
 // 128-row tile of x.
 // Weights larger than the tuning policy's max_binding_bytes (maxStorageBufferBindingSize or lower) are bound in
@@ -70,7 +72,15 @@ std::vector<GgmlRowChunk> ggml_row_chunks(int64_t rows, uint64_t row_bytes, uint
   return c;
 }
 
+bool ggml_gemv_blocks_type(int64_t wtype) {
+  return wtype == 3 || wtype == 6 || wtype == 8 || wtype == 12 || wtype == 13 || wtype == 14;
+}
+
 namespace {
+
+// Rows of x per grid layer of the gemv_kq.wgsl routes 0..3.
+constexpr uint32_t kBlockRows[4] = {1, 2, 4, 8};
+int block_route(int64_t M) { return M <= 1 ? 0 : M <= 2 ? 1 : M <= 4 ? 2 : 3; }
 
 struct Params {
   uint32_t N, K, has_bias, n_base, nwg, out_stride, row_bytes, M;
@@ -106,7 +116,16 @@ void build_linear_ggml(OpBuilder& b) {
     b.check(false, "{}", e.what());
   }
 
-  const webgpu::KernelSpec spec{"ops/linear/gemv_ggml.wgsl", "main", {{"WTYPE", double(wtype)}}, {}};
+  const bool blocks = b.device().tuning().ggml_gemv_blocks && ggml_gemv_blocks_type(wtype);
+  const int n_gemv = blocks ? 4 : 1, gemm_route = n_gemv;  // GEMV routes 0 .. n_gemv - 1, then the GEMM
+  // gemv_kq rows of W per invocation per route: the policy's, capped so that MB * RPT <= 16.
+  uint32_t rpt[4] = {1, 1, 1, 1};
+  for (int i = 0; i < 4; ++i) rpt[i] = blocks ? std::min(b.device().tuning().ggml_gemv_rpt, 16 / kBlockRows[i]) : 1;
+  auto gemv_spec = [&](int route) -> webgpu::KernelSpec {
+    if (!blocks) return {"ops/linear/gemv_ggml.wgsl", "main", {{"WTYPE", double(wtype)}}, {}};
+    return {"ops/linear/gemv_kq.wgsl", "main",
+            {{"WTYPE", double(wtype)}, {"MB", double(kBlockRows[route])}, {"RPT", double(rpt[route])}}, {}};
+  };
   const Binding x = Binding::tensor(b.arg(0)), out = Binding::tensor(b.arg(5));
   const Binding bias = has_bias ? Binding::tensor(b.arg(4)) : x;  // unused binding when there is no bias
   const bool has_gemm = gemm_config(b.device()).kind == GemmConfig::Kind::Tiled;
@@ -116,16 +135,18 @@ void build_linear_ggml(OpBuilder& b) {
   struct Part {
     int64_t n0, rows;
     UniformRef u, gu;
-    DispatchRef d, gd;
+    std::vector<DispatchRef> d;  // per GEMV route
+    DispatchRef gd;
   };
   std::vector<Part> parts;
   for (const GgmlRowChunk& c : chunks) {
     const Binding wb = chunks.size() == 1 ? Binding::tensor(b.arg(1)) : Binding::tensor_range(b.arg(1), c.offset, c.size);
     const UniformRef u = b.uniform<Params>();
-    Part part{c.row0, c.rows, u, {}, b.dispatch(spec, {x, wb, bias, out, u}, 0), {}};
+    Part part{c.row0, c.rows, u, {}, {}, {}};
+    for (int route = 0; route < n_gemv; ++route) part.d.push_back(b.dispatch(gemv_spec(route), {x, wb, bias, out, u}, route));
     if (has_gemm) {
       part.gu = b.uniform<GemmParams>();
-      part.gd = b.dispatch(gemm_spec, {x, wb, x, bias, out, part.gu}, 1);
+      part.gd = b.dispatch(gemm_spec, {x, wb, x, bias, out, part.gu}, gemm_route);
     }
     parts.push_back(part);
   }
@@ -137,12 +158,16 @@ void build_linear_ggml(OpBuilder& b) {
     d.back() = N;
     r.set_dims(5, d);
     const bool gemm = has_gemm && M > gemv_max_rows;
-    r.select_route(gemm ? 1 : 0);
+    const int route = gemm ? gemm_route : blocks ? block_route(M) : 0;
+    const uint32_t rows_per_layer = blocks ? kBlockRows[block_route(M)] : 8;
+    r.select_route(route);
     for (const Part& p : parts) {
-      const uint32_t nwg = uint32_t((p.rows + 7) / 8);
+      const uint32_t wg_rows = 8 * (blocks && !gemm ? rpt[route] : 1);
+      const uint32_t nwg = uint32_t((p.rows + wg_rows - 1) / wg_rows);
       r.set_uniform(p.u, Params{uint32_t(p.rows), uint32_t(K), has_bias, uint32_t(p.n0), nwg, uint32_t(N),
                                 uint32_t(row_bytes), uint32_t(M)});
-      r.set_workgroups(p.d, gemm ? 0 : nwg, uint32_t(std::max<int64_t>((M + 7) / 8, 1)));
+      const uint32_t layers = uint32_t(std::max<int64_t>((M + rows_per_layer - 1) / rows_per_layer, 1));
+      for (int i = 0; i < n_gemv; ++i) r.set_workgroups(p.d[size_t(i)], i == route ? nwg : 0, layers);
       if (!has_gemm) continue;
       GemmParams g;
       g.M = uint32_t(M);
@@ -171,7 +196,8 @@ void build_linear_ggml(OpBuilder& b) {
 }  // namespace
 
 void register_linear_ggml_ops(OpRegistry& r) {
-  r.add({"wgrt.linear_ggml.default", build_linear_ggml, {"ops/linear/gemv_ggml.wgsl:main", "ops/linear/gemm_big.wgsl:main"},
+  r.add({"wgrt.linear_ggml.default", build_linear_ggml,
+         {"ops/linear/gemv_ggml.wgsl:main", "ops/linear/gemv_kq.wgsl:main", "ops/linear/gemm_big.wgsl:main"},
          true});
 }
 

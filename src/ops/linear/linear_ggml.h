@@ -17,6 +17,10 @@ struct GgmlBlockShape {
 // IQ1_S (19), IQ1_M (29): every type src/formats decodes except F32.
 std::optional<GgmlBlockShape> ggml_gpu_block(int64_t wtype);
 
+// Whether the layout-aware block GEMV (gemv_kq.wgsl: whole sub-blocks per invocation, each weight decoded once
+// for up to 8 rows of x) has type `wtype`: Q4_1 (3), Q5_0 (6), Q8_0 (8), Q4_K (12), Q5_K (13), Q6_K (14).
+bool ggml_gemv_blocks_type(int64_t wtype);
+
 // How a [rows] x row_bytes weight buffer (padded to whole u32 words) is bound: one chunk when it fits
 // max_binding_bytes, else chunks of whole multiples of 256 rows (so every chunk starts 256-byte aligned), each
 // bound as the byte range [offset, offset + size) (size rounded up to whole words, within the padded buffer).

@@ -1,0 +1,11 @@
+// Parameters of the block-format GEMV kernels (gemv_ggml.wgsl, gemv_kq.wgsl); Params in linear_ggml.cpp.
+struct Params {
+  N : u32,           // rows of W in this dispatch
+  K : u32,
+  has_bias : u32,
+  n_base : u32,      // first output column of this dispatch
+  nwg : u32,         // workgroups (the grid may be folded and larger)
+  out_stride : u32,  // elements between output rows (the full N)
+  row_bytes : u32,   // bytes per row of W (K / block elements * block bytes)
+  M : u32,           // rows of x
+}
