@@ -131,7 +131,9 @@ DimsMatch match_dims(const Graph& built, const std::vector<uint64_t>& built_dige
           if (tb.max_dims[k] > ta->max_dims[k])
             differ(fmt::format("tensor {} has dims {} at these dims, above the {} of the max dims", tensor_name(tb, i),
                                dims_str(tb.max_dims), dims_str(ta->max_dims)));
-        m.live_dims.emplace_back(id, tb.max_dims);
+        // A tensor no node reads or writes (left behind by a graph pass, e.g. conv_fusion's folded BatchNorm
+        // input) has no buffer and no resize hook: nothing to follow.
+        if (!uses[i].empty()) m.live_dims.emplace_back(id, tb.max_dims);
       }
     } else if (auto* ia = std::get_if<int64_t>(&va)) {
       if (*ia == std::get<int64_t>(vb)) continue;
