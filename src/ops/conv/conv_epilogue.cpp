@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 
 #include "wgrt/error.h"
 
@@ -42,9 +43,11 @@ std::vector<std::string> split(const std::string& s, char sep) {
 }
 
 float parse_float(const std::string& t, const std::string& step) {
-  float v = 0;
-  const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (r.ec != std::errc() || r.ptr != t.data() + t.size() || !std::isfinite(v))
+  // strtof, not std::from_chars: the browser build's libc++ 14 has no floating-point from_chars. The "C" locale
+  // (wgrt never calls setlocale) makes '.' the decimal point; leading spaces, which strtof would skip, are refused.
+  char* end = nullptr;
+  const float v = t.empty() || std::isspace(static_cast<unsigned char>(t[0])) ? 0.0f : std::strtof(t.c_str(), &end);
+  if (end == nullptr || end != t.c_str() + t.size() || !std::isfinite(v))
     throw InvalidArgument(fmt::format("epilogue step '{}': '{}' is not a finite number", step, t));
   return v;
 }
