@@ -135,12 +135,15 @@ static int open_llama(const char* dir) {
 }
 
 /* An all-ones importance matrix for every tensor of `path` of 2 or more dimensions (entries of ne0 * ne2
- * values), terminated by a NULL name; NULL on failure. Owned by the caller (freed at exit). */
+ * values), terminated by a NULL name; NULL on failure. Freed by free_imatrix. */
 static struct imatrix_data* ones_imatrix(const char* path) {
   void* gctx = 0;
   struct gguf_params gp = {true, &gctx};
   void* g = ((void* (*)(const char*, struct gguf_params))sym("gguf_init_from_file"))(path, gp);
-  if (!g || !gctx) return 0;
+  if (!g || !gctx) {
+    if (g) ((void (*)(void*))sym("gguf_free"))(g);
+    return 0;
+  }
   struct tensor_head* (*first)(void*) = (struct tensor_head * (*)(void*)) sym("ggml_get_first_tensor");
   struct tensor_head* (*nxt)(void*, struct tensor_head*) =
       (struct tensor_head * (*)(void*, struct tensor_head*)) sym("ggml_get_next_tensor");
@@ -159,7 +162,18 @@ static struct imatrix_data* ones_imatrix(const char* path) {
   float* ones = malloc((most ? most : 1) * sizeof *ones);
   for (size_t i = 0; i < most; ++i) ones[i] = 1.0f;
   for (size_t i = 0; i < k; ++i) m[i].data = ones;
-  return m; /* the gguf and ggml contexts stay open until exit */
+  if (k == 0) free(ones);
+  ((void (*)(void*))sym("gguf_free"))(g);
+  ((void (*)(void*))sym("ggml_free"))(gctx);
+  return m;
+}
+
+/* Frees ones_imatrix's matrix: the names and the one shared ones array. */
+static void free_imatrix(struct imatrix_data* m) {
+  if (!m) return;
+  if (m[0].name) free((void*)m[0].data);
+  for (size_t i = 0; m[i].name; ++i) free((void*)m[i].name);
+  free(m);
 }
 
 static int quantize(const char* in, const char* out, const char* type) {
@@ -177,7 +191,9 @@ static int quantize(const char* in, const char* out, const char* type) {
   p.nthread = getenv("WGRT_LLAMACPP_THREADS") ? atoi(getenv("WGRT_LLAMACPP_THREADS")) : 2;
   uint32_t (*q)(const char*, const char*, const struct quantize_params*) =
       (uint32_t(*)(const char*, const char*, const struct quantize_params*))sym("llama_model_quantize");
-  if (q(in, out, &p) != 0) return fail("llama_model_quantize failed for ", in);
+  const uint32_t rc = q(in, out, &p);
+  free_imatrix((struct imatrix_data*)p.imatrix);
+  if (rc != 0) return fail("llama_model_quantize failed for ", in);
   return 0;
 }
 
