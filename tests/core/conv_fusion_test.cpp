@@ -80,21 +80,14 @@ TEST(ConvEpilogue, TextRoundTripAndErrors) {
 }
 
 TEST(ConvEpilogue, GemmRouteOnEveryGemmKernel) {
-  std::vector<webgpu::GemmTuning> kernels = {{webgpu::GemmTuning::Kind::Tiled, 4, 64}};
-  if (gpu().tuning().gemm_cpu_supported)
-    kernels.insert(kernels.end(), {{webgpu::GemmTuning::Kind::Cpu, 4, 64}, {webgpu::GemmTuning::Kind::Cpu, 1, 8}});
-  for (const webgpu::GemmTuning& k : kernels) {
-    webgpu::Tuning t = gpu().tuning();
-    t.gemm = k;
-    webgpu::ScopedTuning scoped(gpu(), t);
-    SCOPED_TRACE(fmt::format("gemm kind {} rq {} wg {}", int(k.kind), k.rq, k.wg));
+  wgrt::test::for_each_gemm_kernel([&] {
     uint32_t seed = 300;
     for (vref::Conv2d c : {vref::Conv2d{1, 3, 7, 5, 70, 3, 3, 1, 1, 1, 1},         // O past one 64 tile
                            vref::Conv2d{2, 5, 11, 9, 7, 3, 2, 2, 3, 1, 0, 1, 2},   // stride 2/3, dilation 2
                            vref::Conv2d{1, 33, 9, 13, 13, 1, 1}}) {                // 1x1, odd channels
       for (const char* e : {kHardSwish, kOthers}) check_route(c, seed++, e);
     }
-  }
+  });
 }
 
 TEST(ConvEpilogue, DirectRouteGroupedAndDepthwise) {

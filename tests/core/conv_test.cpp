@@ -65,21 +65,14 @@ TEST(Conv2d, GemmRouteOddSizesAgainstReference) {
 TEST(Conv2d, GemmRouteOnEveryGemmKernel) {
   // The implicit-im2col loaders of both shared GEMM kernels (conv_gemm.wgsl, conv_gemm_cpu.wgsl), forced through
   // the tuning policy, on shapes with partial tiles and partial 8-k steps.
-  std::vector<webgpu::GemmTuning> kernels = {{webgpu::GemmTuning::Kind::Tiled, 4, 64}};
-  if (gpu().tuning().gemm_cpu_supported)
-    kernels.insert(kernels.end(), {{webgpu::GemmTuning::Kind::Cpu, 4, 64}, {webgpu::GemmTuning::Kind::Cpu, 1, 8}});
-  for (const webgpu::GemmTuning& k : kernels) {
-    webgpu::Tuning t = gpu().tuning();
-    t.gemm = k;
-    webgpu::ScopedTuning scoped(gpu(), t);
-    SCOPED_TRACE(fmt::format("gemm kind {} rq {} wg {}", int(k.kind), k.rq, k.wg));
+  wgrt::test::for_each_gemm_kernel([&] {
     uint32_t seed = 40;
     for (vref::Conv2d c : {vref::Conv2d{1, 3, 7, 5, 70, 3, 3, 1, 1, 1, 1}, vref::Conv2d{2, 5, 11, 9, 7, 3, 2, 2, 3, 1, 0, 1, 2},
                            vref::Conv2d{1, 33, 9, 10, 129, 1, 1}}) {
       check_against_ref(c, seed, seed % 2 == 0);
       seed += 3;
     }
-  }
+  });
 }
 
 TEST(Conv2d, GroupedAndDepthwiseAgainstReference) {

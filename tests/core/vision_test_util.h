@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -13,6 +16,7 @@
 #include "gpu_fixture.h"
 #include "graph/executable.h"
 #include "ops_a_test_util.h"
+#include "webgpu/device.h"
 #include "support/paths.h"
 
 namespace wgrt::test {
@@ -66,5 +70,20 @@ struct OneOp {
   }
   Dims out_dims() const { return exe->dims(out); }
 };
+
+// Runs body once under each GEMM kernel the adapter has (the tiled kernel; the CPU-adapter kernel at two shapes
+// where supported), forced through the tuning policy, with the kernel named in the trace.
+inline void for_each_gemm_kernel(const std::function<void()>& body) {
+  std::vector<webgpu::GemmTuning> kernels = {{webgpu::GemmTuning::Kind::Tiled, 4, 64}};
+  if (gpu().tuning().gemm_cpu_supported)
+    kernels.insert(kernels.end(), {{webgpu::GemmTuning::Kind::Cpu, 4, 64}, {webgpu::GemmTuning::Kind::Cpu, 1, 8}});
+  for (const webgpu::GemmTuning& k : kernels) {
+    webgpu::Tuning t = gpu().tuning();
+    t.gemm = k;
+    webgpu::ScopedTuning scoped(gpu(), t);
+    SCOPED_TRACE(fmt::format("gemm kind {} rq {} wg {}", int(k.kind), k.rq, k.wg));
+    body();
+  }
+}
 
 }  // namespace wgrt::test
