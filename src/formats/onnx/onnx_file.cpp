@@ -127,9 +127,11 @@ struct Reader {
       if (t.raw_data().size() != want) mismatch(t.raw_data().size() / es, "raw_data");
       data->assign(t.raw_data().begin(), t.raw_data().end());
     } else {
-      data->resize(want);
+      // The typed field's length is checked before anything is allocated: a corrupt dims list must not
+      // allocate its claimed size (up to 1 TiB) for a field holding a handful of values.
       auto put = [&](const auto& field, const char* fname, auto convert) {
         if (size_t(field.size()) != size_t(n)) mismatch(size_t(field.size()), fname);
+        data->resize(want);
         for (int64_t k = 0; k < n; ++k) convert(field[int(k)], data->data() + k * es);
       };
       auto store = [es](auto v) { return [es, v](auto x, uint8_t* p) { auto y = decltype(v)(x); std::memcpy(p, &y, es); }; };
