@@ -150,22 +150,30 @@ class Builder {
     ValueId bias = bias_name.empty() || !w_.has(bias_name) ? g().none() : vector(bias_name);
     ValueId nw = norm_name.empty() ? g().none() : vector(norm_name);
     ValueId y = g().tensor(DType::F32, like(x, act ? m.n / 2 : m.n), label);
-    g().op("wgrt.linear_q4gsw_fused.default",
-           {x, m.weight, m.scales, g().int_value(32), bias, nw, g().real(cfg_.rms_eps), residual < 0 ? g().none() : residual,
-            g().int_value(act), y},
-           label);
+    const ValueId res = residual < 0 ? g().none() : residual;
+    if (m.wtype >= 0)
+      g().op("wgrt.linear_ggml_fused.default", {x, m.weight, g().int_value(m.wtype), g().int_value(m.n), bias, nw,
+             g().real(cfg_.rms_eps), res, g().int_value(act), y}, label);
+    else
+      g().op("wgrt.linear_q4gsw_fused.default", {x, m.weight, m.scales, g().int_value(32), bias, nw,
+             g().real(cfg_.rms_eps), res, g().int_value(act), y}, label);
     return y;
   }
 
-  // The fused layer body applies (LlamaGraphOptions::fuse): every layer matrix q4gsw, gate/up stackable, no
-  // post-norms, one sequence.
+  // The fused layer body applies (LlamaGraphOptions::fuse): every layer matrix q4gsw or in a block format of
+  // the fused block GEMV (ops::ggml_gemv_blocks_type: wgrt.linear_ggml_fused), gate/up stackable (same type),
+  // no post-norms, one sequence.
   bool fusable() {
     if (!o_.fuse || cfg_.post_norms || o_.slots > 0) return false;
+    auto fused_kernel = [&](const WeightTensor& t) {
+      return keeps_q4(t) || (keeps_blocks(t) && ops::ggml_gemv_blocks_type(int64_t(t.type)));
+    };
     for (int l = 0; l < cfg_.n_layers; ++l) {
       const std::string p = fmt::format("blk.{}.", l);
       for (const char* t : {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"})
-        if (!keeps_q4(w_.get(p + t))) return false;
-      if (w_.get(p + "ffn_gate").cols() != w_.get(p + "ffn_up").cols()) return false;
+        if (!fused_kernel(w_.get(p + t))) return false;
+      const WeightTensor &gate = w_.get(p + "ffn_gate"), &up = w_.get(p + "ffn_up");
+      if (gate.cols() != up.cols() || gate.type != up.type) return false;
     }
     return true;
   }
