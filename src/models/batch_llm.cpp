@@ -196,7 +196,9 @@ class BatchLlmImpl final : public BatchLlm {
       const size_t n = std::min(s.history.size(), size_t(W));
       std::copy(s.history.end() - long(n), s.history.end(), sw.begin() + long((i + 1) * W - n));
     }
-    exe_->set_input(g_.sample_params, {B, ops::kSampleParams}, std::span<const int32_t>(sp));  // all 0: no draw
+    // All 0: no draw (the op then ignores the row count, so an all-off block stays as it is).
+    if (any || !params_off_) exe_->set_input(g_.sample_params, {B, ops::kSampleParams}, std::span<const int32_t>(sp));
+    params_off_ = !any;
     if (any) exe_->set_input(g_.sample_window, {B, W}, std::span<const int32_t>(sw));
     // A step that writes slot 0 (other than eval's own chunks, which re-record it) makes eval's prefix stale.
     if (std::find(slot.begin(), slot.end(), 0) != slot.end()) cached_.clear();
@@ -225,6 +227,7 @@ class BatchLlmImpl final : public BatchLlm {
     uint64_t weight_bytes;
   } g_{};
   int slots_ = 0;
+  bool params_off_ = false;      // the sample_params input holds no row that is on
   std::vector<int32_t> cached_;  // slot 0's tokens at positions 0.. (eval's prefix reuse)
   double load_seconds_ = 0;
 };
