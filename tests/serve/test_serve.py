@@ -162,6 +162,22 @@ class Chat(unittest.TestCase):
         self.assertEqual(stream_text(events, True), whole["choices"][0]["message"]["content"])
         self.assertEqual(events[-1]["choices"][0]["finish_reason"], whole["choices"][0]["finish_reason"])
 
+    def test_chat_n_choices(self):
+        body = {"messages": [{"role": "user", "content": "hello there"}], "max_tokens": 12, "temperature": 1.0, "seed": 3}
+        alone = [self.s.post("/v1/chat/completions", dict(body, seed=3 + i))[2]["choices"][0]["message"]["content"] for i in range(2)]
+        st, _, r = self.s.post("/v1/chat/completions", dict(body, n=2))
+        self.assertEqual(st, 200, r)
+        self.assertEqual([c["message"]["content"] for c in r["choices"]], alone)
+        st, raw, events, done = self.s.stream("/v1/chat/completions", dict(body, n=2))
+        self.assertTrue(done)
+        roles = [c["index"] for e in events for c in e["choices"] if c["delta"].get("role") == "assistant"]
+        self.assertEqual(sorted(roles), [0, 1])  # one role delta per choice
+        per = ["", ""]
+        for e in events:
+            for c in e["choices"]:
+                per[c["index"]] += c["delta"].get("content") or ""
+        self.assertEqual(per, alone)
+
     def test_second_turn_reuses_the_slot_cache(self):
         msgs = [{"role": "user", "content": "tell me a story"}]
         r1 = self.s.post("/v1/chat/completions", {"messages": msgs, "max_tokens": 8, "temperature": 0})[2]
