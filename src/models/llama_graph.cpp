@@ -365,16 +365,18 @@ class Builder {
     g().op("wgrt.argmax_checked.default", {out_.logits, g().int_value(-1), g().boolean(false), out_.next_token}, "argmax");
     g().output(out_.logits);
     g().output(out_.next_token);
-    if (N == 0) {  // single sequence: the seeded GPU draw (off until its params say on)
-      out_.sample_params = g().input("sample_params", DType::I32, {ops::kSampleParams});
-      out_.sample_window = g().input("sample_window", DType::I32, {kLlamaSampleWindow});
-      out_.sampled = g().tensor(DType::I32, {1}, "sampled");
-      out_.sample_window_out = g().tensor(DType::I32, {kLlamaSampleWindow}, "sample_window_out");
-      g().op("wgrt.sample.default", {out_.logits, out_.sample_params, out_.sample_window, out_.sampled,
-                                     out_.sample_window_out, g().none()}, "sample");
-      g().output(out_.sampled);
-      g().output(out_.sample_window_out);
-    }
+    // The seeded GPU draw (off until its params say on): single sequence, one params row and a window fed back
+    // on the GPU; serving batch, one params row and penalty window per output row (set by the host each step).
+    const Dims pd = N == 0 ? Dims{ops::kSampleParams} : Dims{N, ops::kSampleParams};
+    const Dims wd = N == 0 ? Dims{kLlamaSampleWindow} : Dims{N, kLlamaSampleWindow};
+    out_.sample_params = g().input("sample_params", DType::I32, pd);
+    out_.sample_window = g().input("sample_window", DType::I32, wd);
+    out_.sampled = g().tensor(DType::I32, {std::max(N, 1)}, "sampled");
+    out_.sample_window_out = g().tensor(DType::I32, wd, "sample_window_out");
+    g().op("wgrt.sample.default", {out_.logits, out_.sample_params, out_.sample_window, out_.sampled,
+                                   out_.sample_window_out, g().none()}, "sample");
+    g().output(out_.sampled);
+    g().output(out_.sample_window_out);
   }
 
  private:

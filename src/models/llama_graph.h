@@ -67,6 +67,9 @@ struct LlamaGraph {
   // sample_params (input i32 [16], ops::sample_params) says on: `sampled` i32 [1] is the seeded draw from the
   // logits with the repetition penalty over sample_window (input i32 [kLlamaSampleWindow], live length = the
   // penalty window); sample_window_out is the next step's window (fed back on the GPU).
+  // Serving batch (slots N > 0): the same op per output row: sample_params i32 [B, 16] (a row whose [0] is 0
+  // is off: sampled -1, its token is next_token's), sample_window i32 [B, kLlamaSampleWindow] (or [1, W]
+  // while no row is on), sampled i32 [B]; window_out unused (the host sets each row's window every step).
   ValueId sample_params = -1, sample_window = -1, sampled = -1, sample_window_out = -1;
   ValueId row_slots = -1, row_pos = -1, out_rows = -1;  // serving batch inputs (LlamaGraphOptions::slots > 0)
   int context = 0, max_prefill = 0;
