@@ -1,0 +1,81 @@
+// The linear (MatMul + bias) and erf GELU fusions (src/models/onnx_graph/fuse_patterns.h) on
+// tests/corpus/onnx/linear_gelu_patterns.onnx: the lowered graph has one aten.addmm per fused linear and one
+// aten.gelu per fused GELU (both GELU orders exporters write), the two look-alikes stay node by node (a rank-4
+// bias on a rank-3 product; a 0.6 where GELU has 0.5), and the outputs equal the unfused lowering and
+// onnxruntime-node's CPU EP within |d| <= 1e-5 + 1e-4 |ref| at two input sizes (odd rows: 1x7, 3x5).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "formats/onnx/onnx_file.h"
+#include "models/onnx_graph/onnx_graph.h"
+#include "support/onnx_oracle.h"
+#include "support/paths.h"
+#include "wgrt/onnx.h"
+
+namespace wgrt::test {
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+size_t count_op(const Graph& g, const std::string& op) {
+  size_t n = 0;
+  for (const auto& node : g.nodes()) n += node.op == op;
+  return n;
+}
+
+TEST(OnnxPatternFusion, FusesLinearAndGeluAndKeepsTheValues) {
+  const std::string file = source_path("tests/corpus/onnx/linear_gelu_patterns.onnx");
+  const onnx::Model m = onnx::load_model(file);
+  const auto dir = onnx_scratch("patterns");
+  uint32_t seed = 3;
+  for (const Dims& d : {Dims{1, 7, 12}, Dims{3, 5, 12}}) {
+    SCOPED_TRACE("input " + std::to_string(d[0]) + "x" + std::to_string(d[1]));
+    onnx::HostTensor x;
+    x.dims = d;
+    const onnx::BuiltGraph fused = onnx::build_onnx_graph(m, {{"x", x}});
+    onnx::LowerOptions off;
+    off.fuse_patterns = false;
+    const onnx::BuiltGraph plain = onnx::build_onnx_graph(m, {{"x", x}}, {}, off);
+    EXPECT_EQ(fused.patterns_fused, 4u);
+    EXPECT_EQ(count_op(fused.graph, "aten.addmm.default"), 2u);
+    EXPECT_EQ(count_op(fused.graph, "aten.mm.default"), 1u);  // the rank-4 bias case
+    EXPECT_EQ(count_op(fused.graph, "aten.gelu.default"), 2u);
+    EXPECT_EQ(count_op(fused.graph, "aten.erf.default"), 1u);  // the 0.6 look-alike
+    EXPECT_EQ(plain.patterns_fused, 0u);
+    EXPECT_EQ(count_op(plain.graph, "aten.gelu.default"), 0u);
+    EXPECT_EQ(count_op(plain.graph, "aten.erf.default"), 3u);
+
+    std::mt19937 g(seed++);
+    std::normal_distribution<float> dist(0.0f, 1.5f);
+    std::vector<float> xv(size_t(d[0] * d[1] * d[2]));
+    for (float& v : xv) v = dist(g);
+    auto a = OnnxModel::load(file);
+    const auto ya = a->run({OnnxTensor{"x", 1, d, xv, {}}});
+    ::setenv("WGRT_NO_PATTERN_FUSION", "1", 1);
+    OnnxOptions o;
+    o.share_device = a.get();
+    auto b = OnnxModel::load(file, o);
+    OnnxRunStats sa, sb;
+    a->run({OnnxTensor{"x", 1, d, xv, {}}}, &sa);
+    const auto yb = b->run({OnnxTensor{"x", 1, d, xv, {}}}, &sb);
+    ::unsetenv("WGRT_NO_PATTERN_FUSION");
+    EXPECT_EQ(sb.dispatches, sa.dispatches + 10) << "2 bias adds and 4 + 4 GELU nodes fewer";
+    NpyArray in;
+    in.dims = d;
+    in.f32 = xv;
+    const auto ref = ort_outputs(file, dir, {{"x", in}});
+    ASSERT_EQ(ref.count("y"), 1u);
+    EXPECT_EQ(ya[0].dims, ref.at("y").dims);
+    EXPECT_EQ(ya[0].dims, (Dims{1, d[0], d[1], 12}));
+    EXPECT_EQ(count_far(ya[0].f32, yb[0].f32, 1e-5f, 1e-4f), 0u) << "fused vs unfused, max |d| " << max_abs_diff(ya[0].f32, yb[0].f32);
+    EXPECT_EQ(count_far(ya[0].f32, ref.at("y").f32, 1e-5f, 1e-4f), 0u) << "fused vs onnxruntime, max |d| " << max_abs_diff(ya[0].f32, ref.at("y").f32);
+    EXPECT_EQ(count_far(yb[0].f32, ref.at("y").f32, 1e-5f, 1e-4f), 0u) << "unfused vs onnxruntime";
+    std::printf("linear_gelu_patterns %lldx%lld: %zu dispatches fused, %zu unfused; max |fused - ort| %.3g\n", (long long)d[0],
+                (long long)d[1], sa.dispatches, sb.dispatches, max_abs_diff(ya[0].f32, ref.at("y").f32));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace wgrt::test
