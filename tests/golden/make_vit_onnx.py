@@ -19,29 +19,39 @@ LayerNorm scales 1 + 0.1 u, biases, class token and position embeddings 0.1 u (u
 All initializers of 1 KiB or more go to one external data file, <model>.data beside the model (never
 committed: tests and benchmarks make them at run time).
 
-Usage: /usr/bin/python3 tests/golden/make_vit_onnx.py OUT.onnx [--depth 12] [--seed 0] [--classes 1000]
+Usage: /usr/bin/python3 tests/golden/make_vit_onnx.py OUT.onnx [--depth 12] [--seed 0] [--classes 1000] [--data-only]
 (tests/models/onnx_vit_test.cpp and bench/ort/make_models.py run it; about 12 s and 347 MB at depth 12.)
 """
 import argparse
 import os
+import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+
+try:
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+except ImportError:  # --data-only needs numpy alone
+    onnx = None
 
 IMAGE, PATCH, CHANNELS, WIDTH, HEADS, MLP, EPS = 224, 16, 3, 768, 12, 3072, 1e-6
 
 
 class Builder:
-    def __init__(self, seed):
+    """graph=False: only the weights (same values, same order), no onnx package needed."""
+
+    def __init__(self, seed, graph=True):
         self.rng = np.random.default_rng(seed)
-        self.nodes, self.inits, self.n = [], [], 0
+        self.graph = graph
+        self.nodes, self.inits, self.arrays, self.n = [], [], [], 0
 
     def u(self, shape):
         return self.rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
 
     def init(self, name, a):
-        self.inits.append(numpy_helper.from_array(np.asarray(a), name))
+        self.arrays.append(np.ascontiguousarray(a, dtype=np.float32))
+        if self.graph:
+            self.inits.append(numpy_helper.from_array(self.arrays[-1], name))
         return name
 
     def matrix(self, name, shape, fan_in):
@@ -50,14 +60,18 @@ class Builder:
     def node(self, op, inputs, n_out=1, **attrs):
         self.n += 1
         outs = [f"{op}_{self.n}" + (f"_{k}" if n_out > 1 else "") for k in range(n_out)]
-        self.nodes.append(helper.make_node(op, inputs, outs, name=f"/{op}_{self.n}", **attrs))
+        if self.graph:
+            self.nodes.append(helper.make_node(op, inputs, outs, name=f"/{op}_{self.n}", **attrs))
         return outs[0] if n_out == 1 else outs
 
+    def const(self, a):
+        return self.node("Constant", [], **({"value": numpy_helper.from_array(a)} if self.graph else {}))
+
     def const_i64(self, values):
-        return self.node("Constant", [], value=numpy_helper.from_array(np.array(values, dtype=np.int64)))
+        return self.const(np.array(values, dtype=np.int64))
 
     def const_f32(self, value):
-        return self.node("Constant", [], value=numpy_helper.from_array(np.array(value, dtype=np.float32)))
+        return self.const(np.array(value, dtype=np.float32))
 
     def dim(self, x, axis):  # Shape -> Gather(axis) -> Unsqueeze: a [1] int64 tensor, as the exporter writes it
         return self.node("Unsqueeze", [self.node("Gather", [self.node("Shape", [x]), self.const_i64(axis)], axis=0),
@@ -93,8 +107,8 @@ def block(g, x, i):
     return g.node("Add", [x, g.linear(h, p + ".mlp.fc2", MLP, WIDTH)])
 
 
-def build(depth, seed=0, classes=1000):
-    g = Builder(seed)
+def build(depth, seed=0, classes=1000, graph=True):
+    g = Builder(seed, graph)
     grid = IMAGE // PATCH
     conv_w = g.matrix("patch_embed.proj.weight", (WIDTH, CHANNELS, PATCH, PATCH), CHANNELS * PATCH * PATCH)
     conv_b = g.init("patch_embed.proj.bias", np.float32(0.1) * g.u((WIDTH,)))
@@ -112,10 +126,13 @@ def build(depth, seed=0, classes=1000):
     for i in range(depth):
         x = block(g, x, i)
     g.layernorm(x, "norm")
-    g.nodes[-1].output[0] = "features"
+    if graph:
+        g.nodes[-1].output[0] = "features"
     pooled = g.node("Gather", ["features", g.const_i64(0)], axis=1)
     head_w = g.matrix("head.weight", (classes, WIDTH), WIDTH)
     head_b = g.init("head.bias", np.float32(0.1) * g.u((classes,)))
+    if not graph:
+        return g.arrays
     g.nodes.append(helper.make_node("Gemm", [pooled, head_w, head_b], ["logits"], name="/head/Gemm", transB=1))
     graph = helper.make_graph(
         g.nodes, f"vit_b16_d{depth}",
@@ -134,9 +151,21 @@ def main():
     ap.add_argument("--depth", type=int, default=12)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--classes", type=int, default=1000)
+    ap.add_argument("--data-only", action="store_true",
+                    help="write only OUT.onnx.data (numpy alone, no onnx package): the same bytes as the full run, "
+                         "for a machine that has a copy of OUT.onnx but not python3-onnx")
     a = ap.parse_args()
     if a.depth < 0 or a.classes < 1:
         ap.error("--depth must be >= 0 and --classes >= 1")
+    if a.data_only:  # onnx's external-data writer appends each initializer of >= 1 KiB in order, unpadded
+        with open(a.out + ".data", "wb") as f:
+            for arr in build(a.depth, a.seed, a.classes, graph=False):
+                if sys.getsizeof(arr.tobytes()) >= 1024:  # the test onnx applies
+                    f.write(arr.astype("<f4").tobytes())
+        print(f"wrote {a.out}.data")
+        return
+    if onnx is None:
+        sys.exit("make_vit_onnx.py: error: python3-onnx is missing (apt-get install python3-onnx; scripts/setup.sh)")
     m = build(a.depth, a.seed, a.classes)
     onnx.checker.check_model(m)
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)

@@ -3,6 +3,8 @@
 // aten.gelu per fused GELU (both GELU orders exporters write), the two look-alikes stay node by node (a rank-4
 // bias on a rank-3 product; a 0.6 where GELU has 0.5), and the outputs equal the unfused lowering and
 // onnxruntime-node's CPU EP within |d| <= 1e-5 + 1e-4 |ref| at two input sizes (odd rows: 1x7, 3x5).
+// The attention fusion on tests/corpus/onnx/attention_layernorm.onnx (one head, rank 3, no scale, k = q): one
+// et_vk.sdpa and no Softmax left, same values as unfused and onnxruntime at 9 and 4 tokens.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -73,6 +75,46 @@ TEST(OnnxPatternFusion, FusesLinearAndGeluAndKeepsTheValues) {
     EXPECT_EQ(count_far(yb[0].f32, ref.at("y").f32, 1e-5f, 1e-4f), 0u) << "unfused vs onnxruntime";
     std::printf("linear_gelu_patterns %lldx%lld: %zu dispatches fused, %zu unfused; max |fused - ort| %.3g\n", (long long)d[0],
                 (long long)d[1], sa.dispatches, sb.dispatches, max_abs_diff(ya[0].f32, ref.at("y").f32));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(OnnxPatternFusion, FusesAttentionAndKeepsTheValues) {
+  const std::string file = source_path("tests/corpus/onnx/attention_layernorm.onnx");
+  const onnx::Model m = onnx::load_model(file);
+  const auto dir = onnx_scratch("attn");
+  for (const Dims& d : {Dims{1, 9, 8}, Dims{1, 4, 8}}) {
+    SCOPED_TRACE("tokens " + std::to_string(d[1]));
+    onnx::HostTensor x;
+    x.dims = d;
+    const onnx::BuiltGraph fused = onnx::build_onnx_graph(m, {{"x", x}});
+    onnx::LowerOptions off;
+    off.fuse_patterns = false;
+    const onnx::BuiltGraph plain = onnx::build_onnx_graph(m, {{"x", x}}, {}, off);
+    EXPECT_EQ(fused.patterns_fused, 1u);
+    EXPECT_EQ(count_op(fused.graph, "et_vk.sdpa.default"), 1u);
+    EXPECT_EQ(count_op(fused.graph, "aten._softmax.default"), 0u);
+    EXPECT_EQ(count_op(plain.graph, "et_vk.sdpa.default"), 0u);
+    EXPECT_EQ(count_op(plain.graph, "aten._softmax.default"), 1u);
+    std::mt19937 g(11);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::vector<float> xv(size_t(d[0] * d[1] * d[2]));
+    for (float& v : xv) v = dist(g);
+    auto a = OnnxModel::load(file);
+    const auto ya = a->run({OnnxTensor{"x", 1, d, xv, {}}});
+    ::setenv("WGRT_NO_PATTERN_FUSION", "1", 1);
+    OnnxOptions o;
+    o.share_device = a.get();
+    const auto yb = OnnxModel::load(file, o)->run({OnnxTensor{"x", 1, d, xv, {}}});
+    ::unsetenv("WGRT_NO_PATTERN_FUSION");
+    NpyArray in;
+    in.dims = d;
+    in.f32 = xv;
+    const auto ref = ort_outputs(file, dir, {{"x", in}});
+    ASSERT_EQ(ref.count("y"), 1u);
+    EXPECT_EQ(ya[0].dims, ref.at("y").dims);
+    EXPECT_EQ(count_far(ya[0].f32, yb[0].f32, 1e-5f, 1e-4f), 0u) << "fused vs unfused, max |d| " << max_abs_diff(ya[0].f32, yb[0].f32);
+    EXPECT_EQ(count_far(ya[0].f32, ref.at("y").f32, 1e-5f, 1e-4f), 0u) << "fused vs onnxruntime, max |d| " << max_abs_diff(ya[0].f32, ref.at("y").f32);
   }
   std::filesystem::remove_all(dir);
 }

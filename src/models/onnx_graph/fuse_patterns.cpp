@@ -77,6 +77,39 @@ bool find_gelu(const Model& m, const Consumers& c, size_t i, PatternMatch* p) {
   return false;
 }
 
+bool find_attention(const Model& m, const Consumers& c, size_t i, PatternMatch* p) {
+  const Node& qk = m.nodes[i];
+  if (!is(&qk, "MatMul", 2)) return false;
+  const Node* kt = nullptr;
+  for (const Node& n : m.nodes)
+    if (n.outputs.size() == 1 && n.outputs[0] == qk.inputs[1]) kt = &n;
+  size_t k = 0;
+  if (!is(kt, "Transpose", 1) || c.sole(kt->outputs[0], &k) != &qk) return false;
+  PatternMatch q;
+  q.kind = PatternMatch::Kind::Attention;
+  q.x = qk.inputs[0], q.w = kt->inputs[0];
+  q.nodes = {index_of(m, kt), i};
+  std::string s = qk.outputs[0];
+  const Node* n = c.sole(s, &k);
+  if (is(n, "Mul", 2) || is(n, "Div", 2)) {
+    if ((q.scale = scaled_by(n, s, true)).empty()) return false;
+    q.scale_is_mul = n->op_type == "Mul";
+    q.nodes.push_back(k);
+    s = n->outputs[0];
+    n = c.sole(s, &k);
+  }
+  if (!is(n, "Softmax", 1)) return false;
+  q.nodes.push_back(k);
+  const Node* pv = c.sole(n->outputs[0], &k);
+  if (!is(pv, "MatMul", 2) || pv->inputs[0] != n->outputs[0]) return false;
+  q.nodes.push_back(k);
+  q.b = pv->inputs[1], q.y = pv->outputs[0];
+  std::sort(q.nodes.begin(), q.nodes.end());
+  if (m.nodes[q.nodes.back()].outputs[0] != q.y) return false;
+  *p = std::move(q);
+  return true;
+}
+
 // A host-known float scalar (one element, rank <= `rank`) within 1e-6 relative of `want`.
 bool scalar_is(Lowering& l, const std::string& name, double want, size_t rank) {
   auto it = l.vals.find(name);
@@ -113,6 +146,51 @@ bool lower_linear(Lowering& l, const PatternMatch& p) {
   return true;
 }
 
+bool lower_attention(Lowering& l, const PatternMatch& p) {
+  const Val* q = device_float(l, p.x);
+  const Val* k = device_float(l, p.w);
+  const Val* v = device_float(l, p.b);
+  if (!q || !k || !v) return false;
+  const size_t r = q->dims.size();
+  if ((r != 3 && r != 4) || k->dims.size() != r || v->dims.size() != r) return false;
+  const Dims lead(q->dims.begin(), q->dims.end() - 2);
+  if (Dims(k->dims.begin(), k->dims.end() - 2) != lead || Dims(v->dims.begin(), v->dims.end() - 2) != lead) return false;
+  const int64_t Sq = q->dims[r - 2], D = q->dims[r - 1], Skv = k->dims[r - 2], Dv = v->dims[r - 1];
+  if (k->dims[r - 1] != D || v->dims[r - 2] != Skv) return false;
+  // The Transpose swaps the last two axes only; the Softmax is over the last axis.
+  const Node& kt = l.model.nodes[p.nodes[0]];
+  std::vector<int64_t> perm;
+  for (const auto& [name, a] : kt.attrs)
+    if (name == "perm" && a.kind == Attribute::Kind::Ints) perm = a.ints;
+  std::vector<int64_t> want(r);
+  for (size_t j = 0; j < r; ++j) want[j] = int64_t(j);
+  std::swap(want[r - 1], want[r - 2]);
+  if (perm != want) return false;
+  const Node* sm = nullptr;
+  for (size_t j : p.nodes)
+    if (l.model.nodes[j].op_type == "Softmax") sm = &l.model.nodes[j];
+  int64_t axis = l.opset() >= 13 ? -1 : 1;
+  for (const auto& [name, a] : sm->attrs)
+    if (name == "axis" && a.kind == Attribute::Kind::Int) axis = a.i;
+  if (axis != int64_t(r) - 1 && axis != -1) return false;
+  double scale = 1.0;
+  if (!p.scale.empty()) {
+    auto sv = l.vals.find(p.scale);
+    const auto c = host_scalar(l, p.scale);
+    if (sv == l.vals.end() || sv->second.dims.size() > r || !c || !std::isfinite(*c) || *c <= 0) return false;
+    scale = p.scale_is_mul ? *c : 1.0 / *c;
+  }
+  const int64_t B = lead[0], H = r == 4 ? lead[1] : 1;
+  const ValueId o = l.emit("et_vk.sdpa.default",
+                           {l.view(l.gpu_of(*q, p.x), {B, H, Sq, D}), l.view(l.gpu_of(*k, p.w), {B, H, Skv, D}),
+                            l.view(l.gpu_of(*v, p.b), {B, H, Skv, Dv}), l.g.none(), l.g.real(scale)},
+                           {B, H, Sq, Dv}, "sdpa");
+  Dims od = lead;
+  od.insert(od.end(), {Sq, Dv});
+  l.set_gpu(0, l.view(o, od), od);
+  return true;
+}
+
 bool lower_gelu(Lowering& l, const PatternMatch& p) {
   const Val* x = device_float(l, p.x);
   if (!x) return false;
@@ -131,7 +209,7 @@ std::vector<PatternMatch> find_patterns(const Model& m) {
   std::set<size_t> taken;
   for (size_t i = 0; i < m.nodes.size(); ++i) {
     PatternMatch p;
-    if (!find_linear(m, c, i, &p) && !find_gelu(m, c, i, &p)) continue;
+    if (!find_attention(m, c, i, &p) && !find_linear(m, c, i, &p) && !find_gelu(m, c, i, &p)) continue;
     if (std::any_of(p.nodes.begin(), p.nodes.end(), [&](size_t k) { return taken.count(k) > 0; })) continue;
     taken.insert(p.nodes.begin(), p.nodes.end());
     out.push_back(std::move(p));
@@ -141,7 +219,12 @@ std::vector<PatternMatch> find_patterns(const Model& m) {
 }
 
 bool try_fused_pattern(Lowering& l, const PatternMatch& p) {
-  return p.kind == PatternMatch::Kind::Linear ? lower_linear(l, p) : lower_gelu(l, p);
+  switch (p.kind) {
+    case PatternMatch::Kind::Linear: return lower_linear(l, p);
+    case PatternMatch::Kind::Gelu: return lower_gelu(l, p);
+    case PatternMatch::Kind::Attention: return lower_attention(l, p);
+  }
+  return false;
 }
 
 }  // namespace wgrt::onnx

@@ -15,7 +15,12 @@
 //             (one dispatch, not five). Conditions: the constants are host-known float scalars (any rank up to
 //             x's, one element) equal to sqrt 2 (or 1 / sqrt 2), 1 and 0.5 within 1e-6 relative; x a float
 //             device tensor.
-// WGRT_NO_PATTERN_FUSION=1 turns both off (build_onnx_graph).
+//   attention: y = MatMul(Softmax(MatMul(q, Transpose(k)) [* c | / c]), v) -> et_vk.sdpa(q, k, v, scale) (the
+//             non-causal encoder SDPA: 3 dispatches at most instead of 5, no separate transpose and scaling
+//             passes over k and the scores). Conditions: q, k, v float device tensors of rank 3 ([B, T, D], as
+//             one head) or 4 ([B, H, T, D]) with equal leading dims (no broadcast), the Transpose swapping the
+//             last two axes only, the Softmax over the last axis, c a host-known positive float scalar.
+// WGRT_NO_PATTERN_FUSION=1 turns them all off (build_onnx_graph).
 #pragma once
 #include <cstddef>
 #include <string>
@@ -28,12 +33,12 @@ namespace wgrt::onnx {
 class Lowering;
 
 struct PatternMatch {
-  enum class Kind { Linear, Gelu } kind = Kind::Linear;
+  enum class Kind { Linear, Gelu, Attention } kind = Kind::Linear;
   std::vector<size_t> nodes;  // indices into Model::nodes, sorted; the last produces y
-  std::string x, y;
-  std::string w, b;                  // linear: the MatMul's B and the Add's other operand
-  std::string scale, one, half;      // GELU: the Div/Mul constant, the 1 of the Add and the 0.5
-  bool scale_is_mul = false;         // GELU: x * (1 / sqrt 2) rather than x / sqrt 2
+  std::string x, y;                  // attention: x is q
+  std::string w, b;                  // linear: the MatMul's B and the Add's other operand; attention: k and v
+  std::string scale, one, half;      // GELU: the Div/Mul constant, the 1 of the Add and the 0.5; attention: scale ("" none)
+  bool scale_is_mul = false;         // GELU: x * (1 / sqrt 2) rather than x / sqrt 2; attention: Mul, not Div
 };
 
 // Matches with disjoint node sets, in node order.
