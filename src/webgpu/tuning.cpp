@@ -67,6 +67,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
     t.gemm.mmq_min_tiles = mmq;
   }
   if (o.sdpa_legacy) t.sdpa_legacy = *o.sdpa_legacy;
+  if (o.sdpa_prefill_rpt) t.sdpa_prefill_rpt = *o.sdpa_prefill_rpt;
   if (o.gemm_big_min_tiles) t.gemm.big_min_tiles = *o.gemm_big_min_tiles;
   if (o.gemm_mmq_min_tiles) t.gemm.mmq_min_tiles = *o.gemm_mmq_min_tiles;
   if (o.max_binding_bytes && *o.max_binding_bytes < t.max_binding_bytes) t.max_binding_bytes = *o.max_binding_bytes;
@@ -101,6 +102,9 @@ std::string Tuning::describe() const {
   s += fmt::format("attention: {}; split-KV decode from {} keys (chunks >= {} keys, ~{} workgroups); prefill chunk {} tokens\n",
                    sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash", sdpa_split_min_context,
                    sdpa_split_min_chunk, sdpa_split_target_workgroups, prefill_chunk);
+  s += sdpa_prefill_rpt ? fmt::format("prefill attention: register-blocked, {} rows per block (D % 4 == 0, D <= 64)\n",
+                                      16 * sdpa_prefill_rpt)
+                        : std::string("prefill attention: wide flash route\n");
   s += fmt::format("submit chunk: {}; decode pipeline: {}; sampling: {}\n",
                    submit_chunk ? fmt::format("{} dispatches", submit_chunk) : std::string("one submit per execute"),
                    decode_pipeline ? "on" : "off", gpu_sampling ? "GPU" : "CPU");

@@ -104,6 +104,10 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     else if (*v == "legacy") o.sdpa_legacy = true;
     else bad("WGRT_SDPA", *v, "flash or legacy");
   }
+  if (auto v = get("WGRT_SDPA_PREFILL")) {
+    if (*v == "0" || *v == "1" || *v == "2" || *v == "4") o.sdpa_prefill_rpt = uint32_t(v->front() - '0');
+    else bad("WGRT_SDPA_PREFILL", *v, "0 (off), 1, 2 or 4 (query rows per invocation)");
+  }
   if (auto v = get("WGRT_MAX_BINDING_BYTES")) {
     auto l = parse_list(*v, 1, 1, uint64_t(1) << 48);
     if (!l || (*l)[0] == 0) bad("WGRT_MAX_BINDING_BYTES", *v, "a whole number of bytes > 0");

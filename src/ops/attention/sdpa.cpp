@@ -15,6 +15,8 @@
 //   wide / narrow flash attention (sdpa_flash.wgsl): online softmax over key tiles, no score buffer; the G
 //     query heads of a kv head share its K/V loads; decode splits the keys across workgroups (split-KV) and
 //     merges the partials in a combine dispatch;
+//   prefill (sdpa_flash_prefill.wgsl, tuning sdpa_prefill_rpt): register-blocked flash attention for S > 1,
+//     D % 4 == 0, D <= 64, blocks of 16 * rpt query rows; replaces the wide route there;
 //   legacy (sdpa.wgsl, tuning sdpa_legacy): one workgroup per query row, scores in scratch [B*S*Hq, C_max]; built
 //     only where asked and where that scratch fits one binding.
 // Errors: shape/dtype/argument problems at build (InvalidArgument; masks and dropout are Unsupported);
@@ -55,7 +57,7 @@ struct SdpaLegacyParams {
 WGRT_UNIFORM(SdpaLegacyParams, rows, seq, hq, hkv, d, pos, c_max, causal, scale, chunk, nchunks, window, softcap, pad0,
              pad1, pad2);
 
-constexpr int kRouteWide = 0, kRouteNarrow = 1, kRouteSplit = 2, kRouteLegacy = 3;  // split: narrow + combine
+constexpr int kRouteWide = 0, kRouteNarrow = 1, kRouteSplit = 2, kRouteLegacy = 3, kRoutePrefill = 4;  // split: narrow + combine
 constexpr int64_t kWideMaxD = 128;   // the wide kernel stages 16 q rows of up to 128 floats
 constexpr int64_t kWideRows = 16, kNarrowRows = 4;  // query rows per workgroup (sdpa_flash.wgsl RB)
 constexpr uint64_t kMaxSplits = 64;  // key splits per decode row (partials scratch bound)
@@ -69,11 +71,17 @@ struct FlashPlan {
 // few query rows (decode: S*G <= sdpa_narrow_max_rows) or D > 128, else wide. Decode (S == 1) from
 // sdpa_split_min_context keys splits the keys into chunks of >= sdpa_split_min_chunk keys, enough for about
 // sdpa_split_target_workgroups workgroups (at most kMaxSplits splits; split decode runs on the narrow kernel).
+// Prefill (S > 1) where the wide route would run takes the register-blocked kernel when it was built
+// (prefill_rows: its rows per block, 0 = not built) and the policy keeps it on (sdpa_prefill_rpt > 0).
 FlashPlan plan_flash(const webgpu::Tuning& tu, int64_t B, int64_t S, int64_t Hq, int64_t Hkv, int64_t D, int64_t ctx,
-                     bool wide_ok, bool legacy_ok) {
+                     bool wide_ok, bool legacy_ok, int64_t prefill_rows) {
   FlashPlan f{};
   if (legacy_ok && tu.sdpa_legacy) return {kRouteLegacy, 0, 1, ctx, 0};
   const int64_t rows_per_head = S * (Hq / Hkv);
+  if (prefill_rows > 0 && tu.sdpa_prefill_rpt > 0 && S > 1 && rows_per_head > tu.sdpa_narrow_max_rows) {
+    const int64_t blocks = int64_t(div_up(uint64_t(rows_per_head), uint64_t(prefill_rows)));
+    return {kRoutePrefill, blocks, 1, ctx, B * Hkv * blocks};
+  }
   const bool split = S == 1 && ctx >= tu.sdpa_split_min_context;
   f.route = wide_ok && !split && rows_per_head > tu.sdpa_narrow_max_rows ? kRouteWide : kRouteNarrow;
   f.blocks = int64_t(div_up(uint64_t(rows_per_head), uint64_t(f.route == kRouteWide ? kWideRows : kNarrowRows)));
@@ -147,6 +155,14 @@ void build_sdpa(OpBuilder& b, bool ext) {
   const std::string flash = "ops/attention/sdpa_flash.wgsl";
   const bool wide_ok = D <= kWideMaxD;
   DispatchRef wide{}, general{};
+  // The prefill kernel's rows per block are fixed at build (an override constant) from the policy then.
+  const uint32_t prefill_rpt = b.device().tuning().sdpa_prefill_rpt;
+  const bool prefill_ok = !ext && D % 4 == 0 && D <= 64 && prefill_rpt > 0;
+  const int64_t prefill_rows = prefill_ok ? 16 * int64_t(prefill_rpt) : 0;
+  DispatchRef prefill{};
+  if (prefill_ok)
+    prefill = b.dispatch({"ops/attention/sdpa_flash_prefill.wgsl", "main", {{"RPT", double(prefill_rpt)}}, {}},
+                         {t(Q), t(KC), t(VC), t(OUT), params}, kRoutePrefill);
   if (wide_ok)
     wide = b.dispatch({flash, "main", {{"DT", 16}, {"DPT_MAX", 8}}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRouteWide);
   const webgpu::KernelSpec narrow_spec{flash, "main", {{"DT", 64}, {"DPT_MAX", 4}}, {}};
@@ -180,7 +196,7 @@ void build_sdpa(OpBuilder& b, bool ext) {
     p.scale = scale;
     const webgpu::Tuning& tu = r.tuning();
     const FlashPlan plan = ext ? FlashPlan{kRouteLegacy, 0, 1, pos + q[1], 0}
-                               : plan_flash(tu, q[0], q[1], q[2], k[2], q[3], pos + q[1], wide_ok, legacy_ok);
+                               : plan_flash(tu, q[0], q[1], q[2], k[2], q[3], pos + q[1], wide_ok, legacy_ok, prefill_rows);
     p.chunk = uint32_t(plan.chunk);
     p.nchunks = uint32_t(plan.nsplit);
     p.blocks = uint32_t(plan.blocks);
@@ -191,6 +207,7 @@ void build_sdpa(OpBuilder& b, bool ext) {
       r.set_uniform(legacy_params, lp);
     }
     r.select_route(plan.route);
+    if (prefill_ok) r.set_workgroups(prefill, plan.route == kRoutePrefill ? plan.workgroups : 0);
     if (wide_ok) r.set_workgroups(wide, plan.route == kRouteWide ? plan.workgroups : 0);
     r.set_workgroups(narrow, plan.route == kRouteNarrow ? plan.workgroups : 0);
     r.set_workgroups(split, plan.route == kRouteSplit ? plan.workgroups : 0);
@@ -203,7 +220,8 @@ void build_sdpa(OpBuilder& b, bool ext) {
 
 void register_attention_ops(OpRegistry& r) {
   const std::vector<std::string> kernels = {"ops/kv_cache/update_kv_cache.wgsl:main", "ops/attention/sdpa_flash.wgsl:main",
-                                            "ops/attention/sdpa_flash.wgsl:combine", "ops/attention/sdpa.wgsl:main"};
+                                            "ops/attention/sdpa_flash.wgsl:combine", "ops/attention/sdpa.wgsl:main",
+                                            "ops/attention/sdpa_flash_prefill.wgsl:main"};
   r.add({"llama.sdpa_with_kv_cache.default", [](OpBuilder& b) { build_sdpa(b, false); }, kernels, true});
   r.add({"wgrt.sdpa_with_kv_cache_swa.default", [](OpBuilder& b) { build_sdpa(b, true); }, kernels, true});
 }
