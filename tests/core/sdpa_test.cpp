@@ -2,7 +2,8 @@
 // goldens, on ONE graph per configuration across prefill and decode steps (input_pos a live SymInt from
 // et_vk.select_as_symint). Covers GQA groups 1/2/3/4/7/8, D 5/8/32/37/64/128/200/256, odd sizes, positions 0
 // and 1, key-tile (64), row-block (4 and 16) and split-chunk boundaries, cache exactly full and overflow,
-// non-causal, every route (flash wide/narrow, split-KV decode with its combine, legacy scores-in-scratch), a
+// non-causal, every route (flash wide/narrow, split-KV decode with its combine or sdpa_decode.wgsl's merge,
+// legacy scores-in-scratch), a
 // prefill chunk whose scores would need 256 MiB (no score buffer now), and a pinned-input_pos negative
 // control. Tolerance: |gpu - ref| <= 1e-4 + 1e-3 |ref|.
 #include <gtest/gtest.h>
@@ -16,45 +17,11 @@
 #include <sstream>
 
 #include "sdpa_test_util.h"
-#include "webgpu/device.h"
 #include "support/paths.h"
 #include "wgrt/error.h"
 
 using namespace wgrt;
-using wgrt::test::gpu;
-using wgrt::test::randn;
-using wgrt::test::expect_attn_close;
-using wgrt::test::max_diff;
-using wgrt::test::Sdpa;
-
-namespace {
-
-// The device's tuning policy with the split-KV threshold at v (read at every execute; chunks of >= min_chunk
-// keys, up to `target` workgroups), restored at scope exit.
-webgpu::Tuning with_threshold(int64_t v, int64_t min_chunk, int64_t target) {
-  webgpu::Tuning t = gpu().tuning();
-  t.sdpa_split_min_context = v;
-  t.sdpa_split_min_chunk = min_chunk;
-  t.sdpa_split_target_workgroups = target;
-  return t;
-}
-struct SplitThreshold {
-  webgpu::ScopedTuning scoped;
-  // v = 1 with the defaults: every decode step splits, into chunks as small as one key.
-  explicit SplitThreshold(int64_t v, int64_t min_chunk = 1, int64_t target = 1 << 20)
-      : scoped(gpu(), with_threshold(v, min_chunk, target)) {}
-};
-// The legacy route (scores in scratch) for graphs built and run in this scope.
-webgpu::Tuning with_legacy() {
-  webgpu::Tuning t = gpu().tuning();
-  t.sdpa_legacy = true;
-  return t;
-}
-struct Legacy {
-  webgpu::ScopedTuning scoped{gpu(), with_legacy()};
-};
-
-}  // namespace
+using namespace wgrt::test;
 
 TEST(Sdpa, GqaHeadDimsPrefillDecodeBothRoutes) {
   struct Case {

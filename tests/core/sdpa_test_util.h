@@ -1,10 +1,9 @@
-// The llama.sdpa_with_kv_cache test graph shared by sdpa_test and sdpa_prefill_test: one graph per
-// configuration across prefill and decode steps (input_pos a live SymInt), a CPU mirror of the caches, and the
-// double-precision reference (reference/attention_ref.h) for each step.
+// The llama.sdpa_with_kv_cache test fixture shared by sdpa_test.cpp and sdpa_decode_test.cpp: a graph of
+// [optional cache fill] + sdpa_with_kv_cache with input_pos a live SymInt, a CPU mirror of the caches for the
+// double-precision reference (reference/attention_ref.h), and tuning scopes for the split-KV rule and routes.
 #pragma once
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -16,14 +15,41 @@
 #include "gpu_fixture.h"
 #include "graph/executable.h"
 #include "reference/attention_ref.h"
+#include "webgpu/device.h"
 
 namespace wgrt::test {
+
 
 inline double max_diff(const std::vector<float>& a, const std::vector<float>& b) {
   double m = 0;
   for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) m = std::max(m, double(std::fabs(a[i] - b[i])));
   return m;
 }
+
+// The device's tuning policy with the split-KV threshold at v (read at every execute; chunks of >= min_chunk
+// keys, up to `target` workgroups), restored at scope exit.
+inline webgpu::Tuning with_threshold(int64_t v, int64_t min_chunk, int64_t target) {
+  webgpu::Tuning t = gpu().tuning();
+  t.sdpa_split_min_context = v;
+  t.sdpa_split_min_chunk = min_chunk;
+  t.sdpa_split_target_workgroups = target;
+  return t;
+}
+struct SplitThreshold {
+  webgpu::ScopedTuning scoped;
+  // v = 1 with the defaults: every decode step splits, into chunks as small as one key.
+  explicit SplitThreshold(int64_t v, int64_t min_chunk = 1, int64_t target = 1 << 20)
+      : scoped(gpu(), with_threshold(v, min_chunk, target)) {}
+};
+// The legacy route (scores in scratch) for graphs built and run in this scope.
+inline webgpu::Tuning with_legacy() {
+  webgpu::Tuning t = gpu().tuning();
+  t.sdpa_legacy = true;
+  return t;
+}
+struct Legacy {
+  webgpu::ScopedTuning scoped{gpu(), with_legacy()};
+};
 
 // A graph: [optional cache fill: update_cache(kfill), update_cache(vfill) at fill_pos] then
 // sdpa_with_kv_cache(q, k, v, caches, input_pos, seq_len = sym_size(q, 1), None, 0.0, causal, scale, out).
@@ -113,14 +139,21 @@ struct Sdpa {
     ref::cache_write(vc_ref, st.v, B, st.S, Hkv, D, C, st.pos);
     return ref::attention(st.q, kc_ref, vc_ref, B, st.S, Hq, Hkv, D, C, st.pos, causal, scale, softcap, window);
   }
-  // Whether a dispatch of `kernel` ("<shader>:<entry>") ran in the last execute (dump lists inactive ones).
+  // Whether a dispatch of `kernel` ("<shader>:<entry>") ran in the last execute (dump lists inactive ones, and
+  // a dispatch of zero workgroups, "grid 0x..", is skipped).
   bool active(const std::string& kernel) const {
     std::istringstream in(exe->dump());
     for (std::string line; std::getline(in, line);)
-      if (line.find(kernel) != std::string::npos && line.find("inactive") == std::string::npos) return true;
+      if (line.find(kernel) != std::string::npos && line.find("inactive") == std::string::npos &&
+          line.find(" grid 0x") == std::string::npos)
+        return true;
     return false;
   }
-  bool split_active() const { return active("sdpa_flash.wgsl:combine"); }
+  // The decode kernel (sdpa_decode.wgsl) ran, and its merge of the key splits.
+  bool decode_active() const { return active("sdpa_decode.wgsl:main"); }
+  bool decode_merge_active() const { return active("sdpa_decode.wgsl:combine"); }
+  // Keys split across workgroups: sdpa_flash.wgsl's combine or sdpa_decode.wgsl's merge ran.
+  bool split_active() const { return active("sdpa_flash.wgsl:combine") || decode_merge_active(); }
 };
 
 }  // namespace wgrt::test

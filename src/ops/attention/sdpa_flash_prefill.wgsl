@@ -25,21 +25,8 @@
 @group(0) @binding(3) var<storage, read_write> out : array<vec4<f32>>;
 @group(0) @binding(4) var<uniform> p : Params;
 
-// sdpa_flash.wgsl's Params (the host fills one struct for both kernels); chunk and nsplit are unused here.
-struct Params {
-  rows : u32,     // B*S*Hq (query rows)
-  seq : u32,      // S
-  hq : u32,
-  hkv : u32,
-  d : u32,        // head dim (a multiple of 4, <= 64)
-  pos : u32,      // input_pos
-  c_max : u32,
-  causal : u32,
-  scale : f32,
-  chunk : u32,
-  nsplit : u32,
-  blocks : u32,   // row blocks per (b, kv head): ceil(S*G / BR)
-}
+// Params, group_size, visible, query_row (chunk and nsplit unused here).
+#include "ops/attention/sdpa_flash_common.wgsl"
 
 override RPT : u32 = 4u;       // rows per invocation (1, 2 or 4)
 const TX : u32 = 8u;           // key lanes (scores) and vec4 column lanes (P·V) of a row group
@@ -55,22 +42,6 @@ override BR : u32 = TY * RPT;  // rows per block
 var<workgroup> Qs : array<vec4<f32>, 1088>;  // [BR <= 64][D4 + 1] (scaled q; the pad avoids bank conflicts)
 var<workgroup> KP : array<vec4<f32>, 544>;   // K tile [BC][D4 + 1], then p tile [BC][PS] (rows of a group in .xyzw)
 var<workgroup> Mx : array<f32, 512>;         // [BR][TX]: partial row maxima, at the end partial row sums
-
-fn group_size() -> u32 { return p.hq / p.hkv; }
-
-// Keys visible to block row j (rows past the real ones see no more than the last real one needs).
-fn visible(j : u32) -> u32 {
-  if (p.causal != 0u) {
-    return p.pos + j / group_size() + 1u;
-  }
-  return p.pos + p.seq;
-}
-
-// The query row index (b*S + s)*Hq + h of block row j of (b, hk).
-fn query_row(b : u32, hk : u32, j : u32) -> u32 {
-  let g = group_size();
-  return (b * p.seq + j / g) * p.hq + hk * g + j % g;
-}
 
 @compute @workgroup_size(128)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
