@@ -67,6 +67,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
     t.gemm.mmq_min_tiles = mmq;
   }
   if (o.sdpa_legacy) t.sdpa_legacy = *o.sdpa_legacy;
+  if (o.sdpa_prefill_rpt) t.sdpa_prefill_rpt = *o.sdpa_prefill_rpt;
   if (o.sdpa_decode_kernel) t.sdpa_decode_kernel = *o.sdpa_decode_kernel;
   if (o.sdpa_split) {
     t.sdpa_split_min_context = (*o.sdpa_split)[0];
@@ -108,6 +109,9 @@ std::string Tuning::describe() const {
                    sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash",
                    sdpa_decode_kernel ? " (decode kernel where D % 4 == 0)" : "", sdpa_split_min_context,
                    sdpa_split_min_chunk, sdpa_split_target_workgroups, prefill_chunk);
+  s += sdpa_prefill_rpt ? fmt::format("prefill attention: register-blocked, {} rows per block (D % 4 == 0, D <= 64)\n",
+                                      16 * sdpa_prefill_rpt)
+                        : std::string("prefill attention: wide flash route\n");
   s += fmt::format("submit chunk: {}; decode pipeline: {}; sampling: {}\n",
                    submit_chunk ? fmt::format("{} dispatches", submit_chunk) : std::string("one submit per execute"),
                    decode_pipeline ? "on" : "off", gpu_sampling ? "GPU" : "CPU");

@@ -93,6 +93,7 @@ struct TuningOverrides {
   std::optional<bool> ggml_gemv_blocks;           // WGRT_GEMV_GGML = blocks[,RPT] | generic
   std::optional<uint32_t> ggml_gemv_rpt;          // ... its RPT (1, 2 or 4)
   std::optional<bool> sdpa_legacy;                // WGRT_SDPA = flash | legacy
+  std::optional<uint32_t> sdpa_prefill_rpt;       // WGRT_SDPA_PREFILL = 0 | 1 | 2 | 4 (rows per invocation, 0: off)
   std::optional<bool> sdpa_decode_kernel;         // WGRT_SDPA_DECODE = 0 | 1
   std::optional<std::array<int64_t, 3>> sdpa_split;  // WGRT_SDPA_SPLIT = MIN_CONTEXT,MIN_CHUNK,TARGET_WORKGROUPS
   std::optional<uint32_t> gemm_big_min_tiles;     // WGRT_GEMM_BIG = tiles (0 = off)
@@ -129,6 +130,9 @@ struct Tuning {
   int64_t sdpa_split_target_workgroups = 512;  // ... enough chunks for about this many workgroups
   int64_t sdpa_narrow_max_rows = 4;          // narrow blocks (4 rows) when S * Hq/Hkv <= this, else 16-row blocks
   bool sdpa_legacy = false;                  // scores-in-scratch route (sdpa.wgsl) where its scratch fits
+  // Prefill (S > 1, D % 4 == 0, D <= 64): the register-blocked kernel (sdpa_flash_prefill.wgsl) with this many
+  // query rows per invocation (blocks of 16 * rpt rows; 1, 2 or 4) instead of the wide route; 0: off.
+  uint32_t sdpa_prefill_rpt = 4;
   bool sdpa_decode_kernel = true;            // decode (S == 1, D % 4 == 0) on sdpa_decode.wgsl, else sdpa_flash.wgsl
   SdpaEncoderRoute sdpa_encoder_route = SdpaEncoderRoute::Auto;
   uint64_t sdpa_encoder_score_bytes = uint64_t(64) << 20;  // GEMM route: score scratch bound (query-row chunks)

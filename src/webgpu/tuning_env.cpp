@@ -104,6 +104,10 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     else if (*v == "legacy") o.sdpa_legacy = true;
     else bad("WGRT_SDPA", *v, "flash or legacy");
   }
+  if (auto v = get("WGRT_SDPA_PREFILL")) {
+    if (*v == "0" || *v == "1" || *v == "2" || *v == "4") o.sdpa_prefill_rpt = uint32_t(v->front() - '0');
+    else bad("WGRT_SDPA_PREFILL", *v, "0 (off), 1, 2 or 4 (query rows per invocation)");
+  }
   if (auto v = get("WGRT_SDPA_DECODE")) {
     auto l = parse_list(*v, 1, 1, 1);
     if (!l) bad("WGRT_SDPA_DECODE", *v, "0 or 1");

@@ -15,6 +15,8 @@
 //   wide / narrow flash attention (sdpa_flash.wgsl): online softmax over key tiles, no score buffer; the G
 //     query heads of a kv head share its K/V loads; decode splits the keys across workgroups (split-KV) and
 //     merges the partials in a combine dispatch;
+//   prefill (sdpa_flash_prefill.wgsl, tuning sdpa_prefill_rpt): register-blocked flash attention for S > 1,
+//     D % 4 == 0, D <= 64, blocks of 16 * rpt query rows; replaces the wide route there;
 //   decode (sdpa_decode.wgsl, S == 1, D % 4 == 0, tuning sdpa_decode_kernel): min(G, 8) query heads of one kv
 //     head per workgroup over one key chunk (K/V rows read once, as vec4), keys split by the same rule from the
 //     live context input_pos + 1; its combine dispatch runs only when the keys are split;
@@ -39,7 +41,7 @@ namespace wgrt::ops {
 
 namespace {
 
-// sdpa_flash.wgsl's Params.
+// sdpa_flash_common.wgsl's Params (sdpa_flash.wgsl, sdpa_flash_prefill.wgsl).
 struct SdpaParams {
   uint32_t rows, seq, hq, hkv, d, pos, c_max, causal;
   float scale;
@@ -68,6 +70,7 @@ WGRT_UNIFORM(SdpaLegacyParams, rows, seq, hq, hkv, d, pos, c_max, causal, scale,
 
 constexpr int kRouteWide = 0, kRouteNarrow = 1, kRouteSplit = 2, kRouteLegacy = 3;  // split: narrow + combine
 constexpr int kRouteDecode = 4;      // sdpa_decode.wgsl main (+ its combine when nsplit > 1)
+constexpr int kRoutePrefill = 5;     // sdpa_flash_prefill.wgsl main
 constexpr int64_t kDecodeMaxHeads = 8;  // sdpa_decode.wgsl HB bound (query heads per workgroup)
 constexpr int64_t kWideMaxD = 128;   // the wide kernel stages 16 q rows of up to 128 floats
 constexpr int64_t kWideRows = 16, kNarrowRows = 4;  // query rows per workgroup (sdpa_flash.wgsl RB)
@@ -84,11 +87,18 @@ struct FlashPlan {
 // sdpa_split_target_workgroups workgroups (at most kMaxSplits splits; split decode runs on the narrow kernel).
 // Decode with D % 4 == 0 (decode_ok) and tuning sdpa_decode_kernel takes sdpa_decode.wgsl instead: blocks of
 // min(G, 8) query heads, the same split rule, its combine only when nsplit > 1.
+// Prefill (S > 1) where the wide route would run takes the register-blocked kernel when it was built
+// (prefill_rows: its rows per block, 0 = not built) and the policy keeps it on (sdpa_prefill_rpt > 0).
 FlashPlan plan_flash(const webgpu::Tuning& tu, int64_t B, int64_t S, int64_t Hq, int64_t Hkv, int64_t D, int64_t ctx,
-                     bool wide_ok, bool legacy_ok, bool decode_ok, int64_t decode_heads) {
+                     bool wide_ok, bool legacy_ok, bool decode_ok, int64_t decode_heads,
+                     int64_t prefill_rows) {
   FlashPlan f{};
   if (legacy_ok && tu.sdpa_legacy) return {kRouteLegacy, 0, 1, ctx, 0};
   const int64_t rows_per_head = S * (Hq / Hkv);
+  if (prefill_rows > 0 && tu.sdpa_prefill_rpt > 0 && S > 1 && rows_per_head > tu.sdpa_narrow_max_rows) {
+    const int64_t blocks = int64_t(div_up(uint64_t(rows_per_head), uint64_t(prefill_rows)));
+    return {kRoutePrefill, blocks, 1, ctx, B * Hkv * blocks};
+  }
   const bool split = S == 1 && ctx >= tu.sdpa_split_min_context;
   const bool decode = S == 1 && decode_ok && tu.sdpa_decode_kernel;
   f.route = decode ? kRouteDecode
@@ -166,6 +176,14 @@ void build_sdpa(OpBuilder& b, bool ext) {
   const std::string flash = "ops/attention/sdpa_flash.wgsl";
   const bool wide_ok = D <= kWideMaxD;
   DispatchRef wide{}, general{};
+  // The prefill kernel's rows per block are fixed at build (an override constant) from the policy then.
+  const uint32_t prefill_rpt = b.device().tuning().sdpa_prefill_rpt;
+  const bool prefill_ok = !ext && D % 4 == 0 && D <= 64 && prefill_rpt > 0;
+  const int64_t prefill_rows = prefill_ok ? 16 * int64_t(prefill_rpt) : 0;
+  DispatchRef prefill{};
+  if (prefill_ok)
+    prefill = b.dispatch({"ops/attention/sdpa_flash_prefill.wgsl", "main", {{"RPT", double(prefill_rpt)}}, {}},
+                         {t(Q), t(KC), t(VC), t(OUT), params}, kRoutePrefill);
   if (wide_ok)
     wide = b.dispatch({flash, "main", {{"DT", 16}, {"DPT_MAX", 8}}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRouteWide);
   const webgpu::KernelSpec narrow_spec{flash, "main", {{"DT", 64}, {"DPT_MAX", 4}}, {}};
@@ -212,7 +230,7 @@ void build_sdpa(OpBuilder& b, bool ext) {
     const webgpu::Tuning& tu = r.tuning();
     const FlashPlan plan = ext ? FlashPlan{kRouteLegacy, 0, 1, pos + q[1], 0}
                                : plan_flash(tu, q[0], q[1], q[2], k[2], q[3], pos + q[1], wide_ok, legacy_ok, decode_ok,
-                                            decode_heads);
+                                            decode_heads, prefill_rows);
     p.chunk = uint32_t(plan.chunk);
     p.nchunks = uint32_t(plan.nsplit);
     p.blocks = uint32_t(plan.blocks);
@@ -223,6 +241,7 @@ void build_sdpa(OpBuilder& b, bool ext) {
       r.set_uniform(legacy_params, lp);
     }
     r.select_route(plan.route);
+    if (prefill_ok) r.set_workgroups(prefill, plan.route == kRoutePrefill ? plan.workgroups : 0);
     if (wide_ok) r.set_workgroups(wide, plan.route == kRouteWide ? plan.workgroups : 0);
     r.set_workgroups(narrow, plan.route == kRouteNarrow ? plan.workgroups : 0);
     r.set_workgroups(split, plan.route == kRouteSplit ? plan.workgroups : 0);
@@ -244,7 +263,8 @@ void build_sdpa(OpBuilder& b, bool ext) {
 void register_attention_ops(OpRegistry& r) {
   const std::vector<std::string> kernels = {"ops/kv_cache/update_kv_cache.wgsl:main", "ops/attention/sdpa_flash.wgsl:main",
                                             "ops/attention/sdpa_flash.wgsl:combine", "ops/attention/sdpa.wgsl:main",
-                                            "ops/attention/sdpa_decode.wgsl:main", "ops/attention/sdpa_decode.wgsl:combine"};
+                                            "ops/attention/sdpa_decode.wgsl:main", "ops/attention/sdpa_decode.wgsl:combine",
+                                            "ops/attention/sdpa_flash_prefill.wgsl:main"};
   r.add({"llama.sdpa_with_kv_cache.default", [](OpBuilder& b) { build_sdpa(b, false); }, kernels, true});
   r.add({"wgrt.sdpa_with_kv_cache_swa.default", [](OpBuilder& b) { build_sdpa(b, true); }, kernels, true});
 }

@@ -24,20 +24,7 @@
 @group(0) @binding(4) var<storage, read_write> out : array<f32>;
 @group(0) @binding(5) var<uniform> p : Params;
 
-struct Params {
-  rows : u32,     // B*S*Hq (query rows)
-  seq : u32,      // S
-  hq : u32,
-  hkv : u32,
-  d : u32,        // head dim
-  pos : u32,      // input_pos
-  c_max : u32,
-  causal : u32,
-  scale : f32,
-  chunk : u32,    // keys per split
-  nsplit : u32,   // splits per block (1: no combine)
-  blocks : u32,   // row blocks per (b, kv head): ceil(S*G / RB)
-}
+#include "ops/attention/sdpa_flash_common.wgsl"
 
 override DT : u32 = 16u;       // dim lanes of the P·V phase (16 or 64)
 override DPT_MAX : u32 = 8u;   // dims per invocation: >= ceil(D / DT)
@@ -51,22 +38,6 @@ var<workgroup> Qs : array<vec4<f32>, 512>;  // [RB][D4], zero padded past D
 var<workgroup> Ps : array<f32, 1024>;       // [RB][TK]
 var<workgroup> alpha_sh : array<f32, 16>;
 var<workgroup> l_sh : array<f32, 16>;
-
-fn group_size() -> u32 { return p.hq / p.hkv; }
-
-// Keys visible to block row j (j < S*G).
-fn visible(j : u32) -> u32 {
-  if (p.causal != 0u) {
-    return p.pos + j / group_size() + 1u;
-  }
-  return p.pos + p.seq;
-}
-
-// The query row index (b*S + s)*Hq + h of block row j of (b, hk).
-fn query_row(b : u32, hk : u32, j : u32) -> u32 {
-  let g = group_size();
-  return (b * p.seq + j / g) * p.hq + hk * g + j % g;
-}
 
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
