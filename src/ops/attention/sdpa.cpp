@@ -198,7 +198,7 @@ void build_sdpa(OpBuilder& b, bool ext) {
   if (decode_ok) {
     const std::string dec = "ops/attention/sdpa_decode.wgsl";
     decode_params = b.uniform<SdpaDecodeParams>();
-    decode_main = b.dispatch({dec, "main", {{"HB", double(decode_heads)}}, {}},
+    decode_main = b.dispatch({dec, "main", {{"HB", double(decode_heads)}, {"D4", double(D / 4)}}, {}},
                              {t(Q), t(KC), t(VC), partials, t(OUT), decode_params}, kRouteDecode);
     decode_merge = b.dispatch({dec, "combine", {}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), decode_params}, kRouteDecode);
   }

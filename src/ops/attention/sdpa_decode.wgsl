@@ -16,7 +16,7 @@
 // Partials layout (vec4): acc at [(row*nsplit + c)*D4 + d4], (m, l, 0, 0) at [ml_base + row*nsplit + c] with
 // ml_base = rows*nsplit*D4. Rows: row = b*Hq + h (S == 1).
 // Layouts (row-major): q, out [B, 1, Hq, D]; k_cache, v_cache [B, C_max, Hkv, D].
-// Override HB: query heads per block, 1..8 (the host picks min(G, 8)).
+// Overrides: HB query heads per block, 1..8 (the host picks min(G, 8)); D4 = D / 4 (p.d4 serves `combine`).
 #include "ops/common/index.wgsl"
 
 @group(0) @binding(0) var<storage, read> q : array<vec4<f32>>;
@@ -42,6 +42,7 @@ struct Params {
 }
 
 override HB : u32 = 4u;
+override D4 : u32 = 16u;      // head dim / 4 (a constant, so the K-row loop unrolls and its loads issue together)
 const WG : u32 = 128u;
 const TK : u32 = WG;          // keys per tile
 const MAX_SLOTS : u32 = 16u;  // P·V key slots per workgroup (KS = min(WG / D4, MAX_SLOTS))
@@ -52,7 +53,7 @@ var<workgroup> Ss : array<f32, 1024>;       // [HB][TK] scores of the tile
 var<workgroup> Ms : array<f32, 128>;        // [KS][HB] slot maxima
 var<workgroup> Ls : array<f32, 128>;        // [KS][HB] slot sums
 
-fn slots() -> u32 { return min(WG / p.d4, MAX_SLOTS); }
+fn slots() -> u32 { return min(WG / D4, MAX_SLOTS); }
 
 @compute @workgroup_size(128)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
@@ -69,7 +70,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   let g = p.hq / p.hkv;
   let h0 = hk * g + blk * HB;                 // first query head of the block
   let nh = min(HB, g - blk * HB);             // its real heads
-  let d4n = p.d4;
+  let d4n = D4;
   let ks = p.hkv * d4n;                       // K/V row stride (vec4)
   let kv0 = (b * p.c_max * p.hkv + hk) * d4n;
   let row0 = b * p.hq + h0;                   // query row of head i: row0 + i
@@ -134,12 +135,21 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
         acc[i] *= a;
         m[i] = mt;
       }
-      for (var kk = slot; kk < nk; kk += nslot) {
-        let vv = v_cache[kv0 + (t0 + kk) * ks + d4];
-        for (var i = 0u; i < HB; i++) {
-          let e = exp(Ss[i * TK + kk] - m[i]);
-          l[i] += e;
-          acc[i] += e * vv;
+      // Four keys per step, their V loads issued together (clamped to a real key, weight 0 past nk).
+      let vb = kv0 + t0 * ks + d4;
+      for (var kk = slot; kk < nk; kk += 4u * nslot) {
+        var vv : array<vec4<f32>, 4>;
+        for (var j = 0u; j < 4u; j++) {
+          vv[j] = v_cache[vb + min(kk + j * nslot, nk - 1u) * ks];
+        }
+        for (var j = 0u; j < 4u; j++) {
+          let kj = kk + j * nslot;
+          let kc = min(kj, nk - 1u);
+          for (var i = 0u; i < HB; i++) {
+            let e = select(0.0, exp(Ss[i * TK + kc] - m[i]), kj < nk);
+            l[i] += e;
+            acc[i] += e * vv[j];
+          }
         }
       }
     }
