@@ -118,8 +118,9 @@ struct Tuning {
   GemmTuning gemm;                 // the GEMM kernel (linear prefill, matmul, encoder attention)
   bool gemm_cpu_supported = false; // subgroups of >= 8 lanes (the Cpu GEMM broadcasts lanes 0..7)
   uint64_t max_binding_bytes = 0;  // weights are split along N into bindings of at most this many bytes
-  // wgrt.linear_q4gsw_fused on the GEMV route (M <= gemv_max_rows): RMSNorm and GLU inside the GEMV dispatch
-  // (gemv_q4_fuse.wgsl); off: the norm and the GLU run as their own dispatches (the residual stays in the GEMV).
+  // wgrt.linear_q4gsw_fused and wgrt.linear_ggml_fused on the GEMV route (M <= gemv_max_rows): RMSNorm and GLU
+  // inside the GEMV dispatch (gemv_q4_fuse.wgsl's hooks); off: the norm and the GLU run as their own dispatches
+  // (the residual stays in the GEMV), and Llm builds the unfused layer body.
   bool fused_gemv = true;
   // ---- attention (ops/attention) ----
   // llama.sdpa_with_kv_cache (flash attention, ops/attention/sdpa.cpp plan_flash):
