@@ -11,7 +11,10 @@
 // 2, 4 or 8 rows of x (the smallest that holds M; 8 for larger M), else gemv_ggml.wgsl (one grid layer per 8
 // rows of x); both re-read the weights once per grid layer; on GPUs (the Tiled GEMM kind) larger M takes the
 // register-blocked GEMM with the block-format B loader (gemm_big.wgsl B_MODE 2), each weight decoded once per
-// 128-row tile of x.
+// 128-row tile of x; where the device has packed int8 dot products, the type is one ggml_mmq_type lists and the
+// output has >= the policy's gemm.mmq_ggml_min_tiles 128x128 tiles, M > gemv_max_rows instead takes the int8
+// GEMM: x quantized per 32-k block (quantize_q8.wgsl, natural byte order, into two scratch buffers, once per
+// execute), then gemm_mmq_ggml.wgsl (on CPU adapters only when the policy is overridden).
 // Weights larger than the tuning policy's max_binding_bytes (maxStorageBufferBindingSize or lower) are bound in
 // chunks of whole multiples of 256 rows, one dispatch each, so every chunk starts 256-byte aligned.
 #include <fmt/format.h>
@@ -76,6 +79,10 @@ bool ggml_gemv_blocks_type(int64_t wtype) {
   return wtype == 3 || wtype == 6 || wtype == 8 || wtype == 12 || wtype == 13 || wtype == 14;
 }
 
+bool ggml_mmq_type(int64_t wtype) {
+  return wtype == 2 || wtype == 3 || wtype == 6 || wtype == 7 || wtype == 8 || wtype == 12 || wtype == 13 || wtype == 14;
+}
+
 namespace {
 
 // Rows of x per grid layer of the gemv_kq.wgsl routes 0..3.
@@ -118,6 +125,7 @@ void build_linear_ggml(OpBuilder& b) {
 
   const bool blocks = b.device().tuning().ggml_gemv_blocks && ggml_gemv_blocks_type(wtype);
   const int n_gemv = blocks ? 4 : 1, gemm_route = n_gemv;  // GEMV routes 0 .. n_gemv - 1, then the GEMM
+  const int mmq_route = gemm_route + 1;                     // then the int8 GEMM
   // gemv_kq rows of W per invocation per route: the policy's, capped so that MB * RPT <= 16.
   uint32_t rpt[4] = {1, 1, 1, 1};
   for (int i = 0; i < 4; ++i) rpt[i] = blocks ? std::min(b.device().tuning().ggml_gemv_rpt, 16 / kBlockRows[i]) : 1;
@@ -132,22 +140,35 @@ void build_linear_ggml(OpBuilder& b) {
   const webgpu::KernelSpec gemm_spec{"ops/linear/gemm_big.wgsl", "main", {{"B_MODE", 2}, {"WTYPE", double(wtype)}}, {}};
   const GemmConfig big_cfg = gemm_big_config();
   const int64_t gemv_max_rows = b.device().tuning().gemv_max_rows;
+  const uint32_t mmq_min_tiles =
+      b.device().has_packed_dot() && ggml_mmq_type(wtype) ? b.device().tuning().gemm.mmq_ggml_min_tiles : 0;
+  const bool has_mmq = mmq_min_tiles > 0;
+  const GemmConfig mmq_cfg = has_mmq ? gemm_mmq_config() : GemmConfig{};
+  UniformRef q8_u;
+  DispatchRef q8_d;
+  Binding qa = x, da = x;
+  if (has_mmq) {  // x quantized once for all chunks
+    const uint64_t max_m = b.tensor(0).max_bytes() / 4 / uint64_t(K);
+    qa = b.scratch(q8_bytes(max_m, uint64_t(K)), "int8 activations");
+    da = b.scratch(q8_scale_bytes(max_m, uint64_t(K)), "int8 activation scales");
+    q8_u = b.uniform<Q8Params>();
+    q8_d = b.dispatch(quantize_q8_kernel(true), {x, qa, da, q8_u}, mmq_route);
+  }
   struct Part {
     int64_t n0, rows;
     UniformRef u, gu;
     std::vector<DispatchRef> d;  // per GEMV route
-    DispatchRef gd;
+    DispatchRef gd, md;
   };
   std::vector<Part> parts;
   for (const GgmlRowChunk& c : chunks) {
     const Binding wb = chunks.size() == 1 ? Binding::tensor(b.arg(1)) : Binding::tensor_range(b.arg(1), c.offset, c.size);
     const UniformRef u = b.uniform<Params>();
-    Part part{c.row0, c.rows, u, {}, {}, {}};
+    Part part{c.row0, c.rows, u, {}, {}, {}, {}};
     for (int route = 0; route < n_gemv; ++route) part.d.push_back(b.dispatch(gemv_spec(route), {x, wb, bias, out, u}, route));
-    if (has_gemm) {
-      part.gu = b.uniform<GemmParams>();
-      part.gd = b.dispatch(gemm_spec, {x, wb, x, bias, out, part.gu}, gemm_route);
-    }
+    if (has_gemm || has_mmq) part.gu = b.uniform<GemmParams>();
+    if (has_gemm) part.gd = b.dispatch(gemm_spec, {x, wb, x, bias, out, part.gu}, gemm_route);
+    if (has_mmq) part.md = b.dispatch(gemm_mmq_ggml_kernel(wtype), {qa, wb, bias, out, part.gu, da}, mmq_route);
     parts.push_back(part);
   }
   b.on_resize([=](ResizeContext& r) {
@@ -157,18 +178,24 @@ void build_linear_ggml(OpBuilder& b) {
     const int64_t M = numel(d) / K;
     d.back() = N;
     r.set_dims(5, d);
-    const bool gemm = has_gemm && M > gemv_max_rows;
-    const int route = gemm ? gemm_route : blocks ? block_route(M) : 0;
+    const uint64_t tiles = div_up(uint64_t(M), 128) * div_up(uint64_t(N), 128);
+    const bool mmq = has_mmq && M > gemv_max_rows && tiles >= mmq_min_tiles;
+    const bool gemm = !mmq && has_gemm && M > gemv_max_rows;
+    const int route = mmq ? mmq_route : gemm ? gemm_route : blocks ? block_route(M) : 0;
     const uint32_t rows_per_layer = blocks ? kBlockRows[block_route(M)] : 8;
     r.select_route(route);
+    if (has_mmq) {
+      r.set_uniform(q8_u, Q8Params{uint32_t(uint64_t(M) * uint64_t(K) / 32), 0, 0, 0});
+      r.set_invocations(q8_d, mmq ? uint64_t(M) * uint64_t(K) / 32 : 0);
+    }
     for (const Part& p : parts) {
-      const uint32_t wg_rows = 8 * (blocks && !gemm ? rpt[route] : 1);
+      const uint32_t wg_rows = 8 * (blocks && route < n_gemv ? rpt[route] : 1);
       const uint32_t nwg = uint32_t((p.rows + wg_rows - 1) / wg_rows);
       r.set_uniform(p.u, Params{uint32_t(p.rows), uint32_t(K), has_bias, uint32_t(p.n0), nwg, uint32_t(N),
                                 uint32_t(row_bytes), uint32_t(M)});
       const uint32_t layers = uint32_t(std::max<int64_t>((M + rows_per_layer - 1) / rows_per_layer, 1));
       for (int i = 0; i < n_gemv; ++i) r.set_workgroups(p.d[size_t(i)], i == route ? nwg : 0, layers);
-      if (!has_gemm) continue;
+      if (!has_gemm && !has_mmq) continue;
       GemmParams g;
       g.M = uint32_t(M);
       g.N = uint32_t(p.rows);
@@ -181,14 +208,15 @@ void build_linear_ggml(OpBuilder& b) {
       g.has_bias = has_bias;
       r.set_uniform(p.gu, g);
       Grid grid{0, 1, 1};
-      if (gemm) {
+      if (gemm || mmq) {
         try {
-          grid = gemm_grid(big_cfg, g, r.max_workgroups_per_dim());
+          grid = gemm_grid(mmq ? mmq_cfg : big_cfg, g, r.max_workgroups_per_dim());
         } catch (const InvalidArgument& e) {
           r.fail("{}", e.what());
         }
       }
-      r.set_grid(p.gd, grid);
+      if (has_gemm) r.set_grid(p.gd, gemm ? grid : Grid{0, 1, 1});
+      if (has_mmq) r.set_grid(p.md, mmq ? grid : Grid{0, 1, 1});
     }
   });
 }
@@ -197,7 +225,8 @@ void build_linear_ggml(OpBuilder& b) {
 
 void register_linear_ggml_ops(OpRegistry& r) {
   r.add({"wgrt.linear_ggml.default", build_linear_ggml,
-         {"ops/linear/gemv_ggml.wgsl:main", "ops/linear/gemv_kq.wgsl:main", "ops/linear/gemm_big.wgsl:main"},
+         {"ops/linear/gemv_ggml.wgsl:main", "ops/linear/gemv_kq.wgsl:main", "ops/linear/gemm_big.wgsl:main",
+          "ops/linear/gemm_mmq_ggml.wgsl:main", "ops/linear/quantize_q8.wgsl:main"},
          true});
 }
 
