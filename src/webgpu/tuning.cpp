@@ -39,6 +39,8 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (f.cpu_adapter && t.gemm_cpu_supported) t.gemm.kind = GemmTuning::Kind::Cpu;
   t.gemm.big_min_tiles = 64;
   t.gemm.mmq_min_tiles = !f.cpu_adapter && f.packed_dot ? 1 : 0;
+  // Block formats: the same rule (on CPU adapters their prefill stays on the GEMV layers, unchanged).
+  t.gemm.mmq_ggml_min_tiles = t.gemm.mmq_min_tiles;
   // The int8 kernel measured 1.2-1.35x slower than the f32 one on lavapipe; on GPUs it is the fastest.
   t.q4_gemv = !f.cpu_adapter && f.packed_dot ? Q4GemvKernel::Int8 : Q4GemvKernel::Workgroup;
   t.max_binding_bytes = f.max_storage_binding;
@@ -62,9 +64,11 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
           "WGRT_GEMM selects the cpu GEMM kernel, which needs subgroups of at least 8 invocations; this adapter has "
           "none (unset WGRT_GEMM or use tiled)");
     const uint32_t big = t.gemm.big_min_tiles, mmq = t.gemm.mmq_min_tiles;  // WGRT_GEMM picks the kernel;
-    t.gemm = *o.gemm;                                                         // WGRT_GEMM_BIG/_MMQ the tile rules
+    const uint32_t mmq_ggml = t.gemm.mmq_ggml_min_tiles;                   // WGRT_GEMM_BIG/_MMQ the tile rules
+    t.gemm = *o.gemm;
     t.gemm.big_min_tiles = big;
     t.gemm.mmq_min_tiles = mmq;
+    t.gemm.mmq_ggml_min_tiles = mmq_ggml;
   }
   if (o.sdpa_legacy) t.sdpa_legacy = *o.sdpa_legacy;
   if (o.sdpa_prefill_rpt) t.sdpa_prefill_rpt = *o.sdpa_prefill_rpt;
@@ -76,6 +80,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   }
   if (o.gemm_big_min_tiles) t.gemm.big_min_tiles = *o.gemm_big_min_tiles;
   if (o.gemm_mmq_min_tiles) t.gemm.mmq_min_tiles = *o.gemm_mmq_min_tiles;
+  if (o.gemm_mmq_ggml_min_tiles) t.gemm.mmq_ggml_min_tiles = *o.gemm_mmq_ggml_min_tiles;
   if (o.max_binding_bytes && *o.max_binding_bytes < t.max_binding_bytes) t.max_binding_bytes = *o.max_binding_bytes;
   if (o.submit_chunk) t.submit_chunk = *o.submit_chunk;
   if (o.decode_pipeline) t.decode_pipeline = *o.decode_pipeline;
@@ -101,6 +106,9 @@ std::string Tuning::describe() const {
                                                         gemm.big_min_tiles);
   s += gemm.mmq_min_tiles ? fmt::format("int8 GEMM (q4 linear prefill) from {} tiles\n", gemm.mmq_min_tiles)
                           : std::string("int8 GEMM: off\n");
+  s += gemm.mmq_ggml_min_tiles
+           ? fmt::format("int8 GEMM (block-format linear prefill) from {} tiles\n", gemm.mmq_ggml_min_tiles)
+           : std::string("int8 GEMM for block formats: off\n");
   s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes; fused GEMV (norm, GLU): {}\n", gemv_max_rows,
                    max_binding_bytes, fused_gemv ? "on" : "off");
   s += fmt::format("block-format GEMV: {}\n", ggml_gemv_blocks ? fmt::format("blocks (gemv_kq, RPT {}) where the type has it", ggml_gemv_rpt)

@@ -18,6 +18,8 @@
 //     Tiled (gemm.wgsl); Tiled linear layers with >= 64 output tiles of 128x128 take gemm_big.wgsl.
 //   Int8 GEMM (q4gsw linear prefill): on GPUs with packed_4x8_integer_dot_product from 1 output tile (every
 //     GEMM-route q4 linear); off on CPU adapters (lavapipe keeps gemm_cpu.wgsl; WGRT_GEMM_MMQ forces it).
+//   Int8 GEMM for block formats (linear_ggml prefill, gemm_mmq_ggml.wgsl): the same rule (WGRT_GEMM_MMQ_GGML;
+//     CPU adapters keep their GEMV layers).
 //   Decode/prefill attention: flash attention (no score buffer); decode splits the keys from 256 keys of
 //     context into >= 64-key chunks for ~512 workgroups on GPUs; CPU adapters: see for_device.
 //     Encoder attention: 64 MiB of score scratch.
@@ -64,6 +66,10 @@ struct GemmTuning {
   // quantized per 32-k block) when their output has at least this many 128x128 tiles (0: never) and the device
   // has packed int8 dot products; it replaces the f32 kernels there (tiled, big, or cpu when forced).
   uint32_t mmq_min_tiles = 0;
+  // Block-format linear layers (wgrt.linear_ggml, the types ops::ggml_mmq_type lists) on the GEMM route take the
+  // int8 kernel (gemm_mmq_ggml.wgsl) from this many 128x128 output tiles (0: never; needs packed int8 dot
+  // products); otherwise GPUs take gemm_big.wgsl's block-format loader in f32 and CPU adapters the GEMV layers.
+  uint32_t mmq_ggml_min_tiles = 0;
   bool operator==(const GemmTuning&) const = default;
 };
 
@@ -98,6 +104,7 @@ struct TuningOverrides {
   std::optional<std::array<int64_t, 3>> sdpa_split;  // WGRT_SDPA_SPLIT = MIN_CONTEXT,MIN_CHUNK,TARGET_WORKGROUPS
   std::optional<uint32_t> gemm_big_min_tiles;     // WGRT_GEMM_BIG = tiles (0 = off)
   std::optional<uint32_t> gemm_mmq_min_tiles;     // WGRT_GEMM_MMQ = tiles (0 = off)
+  std::optional<uint32_t> gemm_mmq_ggml_min_tiles;  // WGRT_GEMM_MMQ_GGML = tiles (0 = off)
 };
 
 // Parses the tuning variables through `get` (name -> value or nullptr; std::getenv by default). Throws

@@ -15,7 +15,7 @@
 #include <cmath>
 #include <optional>
 
-#include "ggml_blocks_test_util.h"
+#include "ggml_test_blocks.h"
 #include "gpu_fixture.h"
 #include "graph/executable.h"
 #include "ops_a_test_util.h"
@@ -84,8 +84,10 @@ double act_fn(int act, double g) {
   return g / (1.0 + std::exp(-g));
 }
 
-// Runs M rows through f and compares with the unfused composition.
-void run_and_check(Fused& f, const Case& c, int64_t M, uint32_t seed, const std::string& what) {
+// Runs M rows through f and compares with the unfused composition. q8: the route quantizes the (normalized)
+// x to int8 per 32-k block (quantize_q8.wgsl: scale amax / 127), so each output may also be off by its rounding,
+// at most sum_k |w[n][k]| * amax(block of k) / 254 (half a step per element), added to the tolerance.
+void run_and_check(Fused& f, const Case& c, int64_t M, uint32_t seed, const std::string& what, bool q8 = false) {
   std::vector<float> x = ref::random_floats(size_t(M * c.K), seed + 100, -2.0f, 2.0f);
   f.exe->set_input(f.x, {M, c.K}, std::span<const float>(x));
   std::vector<float> r;
@@ -103,7 +105,16 @@ void run_and_check(Fused& f, const Case& c, int64_t M, uint32_t seed, const std:
         const double p = double(h[size_t(m * c.K + k)]) * f.w[size_t(n * c.K + k)];
         s += p, a += std::fabs(p);
       }
-      y[size_t(m * c.N + n)] = s, mag[size_t(m * c.N + n)] = a;
+      double qe = 0;
+      for (int64_t k0 = 0; q8 && k0 < c.K; k0 += 32) {
+        double amax = 0, wsum = 0;
+        for (int64_t k = k0; k < std::min(k0 + 32, c.K); ++k) {
+          amax = std::max(amax, double(std::fabs(h[size_t(m * c.K + k)])));
+          wsum += std::fabs(f.w[size_t(n * c.K + k)]);
+        }
+        qe += wsum * amax / 254.0 * 1.001;
+      }
+      y[size_t(m * c.N + n)] = s, mag[size_t(m * c.N + n)] = a + qe / kRel;  // tolerance kRel * mag
     }
   const int64_t Nout = c.act ? c.N / 2 : c.N;
   ASSERT_EQ(f.exe->dims(f.out), (Dims{M, Nout})) << what;
@@ -197,6 +208,25 @@ TEST(LinearGgmlFused, GemmRouteSideDispatches) {
       if (c.K != 3 * ops::ggml_gpu_block(int64_t(t))->elems) continue;  // norm + bias, residual, SwiGLU
       Fused f = make_fused(t, c, seed, 20);
       for (int64_t M : {20, 1}) run_and_check(f, c, M, seed++, fmt::format("gemm route {} M {}", name(t, c), M));
+    }
+}
+
+// The int8 GEMM route (quantize_q8 + gemm_mmq_ggml.wgsl; forced on any adapter with packed int8 dot products)
+// for M > gemv_max_rows: it must quantize the NORMALIZED x, add the residual as its bias term and write the GLU's
+// input scratch, as the f32 GEMM route does (the norm and GLU dispatches join its route group).
+TEST(LinearGgmlFused, Int8GemmRouteSideDispatches) {
+  if (!gpu().has_packed_dot()) GTEST_SKIP() << "no packed int8 dot products on this adapter";
+  webgpu::Tuning tun = tuned(true);
+  tun.gemm.kind = webgpu::GemmTuning::Kind::Tiled;
+  tun.gemm.mmq_ggml_min_tiles = 1;
+  webgpu::ScopedTuning scoped(gpu(), tun);
+  uint32_t seed = 500;
+  for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q6_K})
+    for (const Case& c : cases(ops::ggml_gpu_block(int64_t(t))->elems)) {
+      if (c.K != 3 * ops::ggml_gpu_block(int64_t(t))->elems) continue;  // norm + bias, residual, SwiGLU
+      Fused f = make_fused(t, c, seed, 20);
+      for (int64_t M : {20, 1, 13})
+        run_and_check(f, c, M, seed++, fmt::format("int8 gemm route {} M {}", name(t, c), M), M > 8);
     }
 }
 

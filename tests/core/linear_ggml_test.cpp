@@ -15,7 +15,7 @@
 #include <optional>
 
 #include "formats/ggml_quant.h"
-#include "ggml_blocks_test_util.h"
+#include "ggml_test_blocks.h"
 #include "gpu_fixture.h"
 #include "graph/executable.h"
 #include "ops/linear/linear_ggml.h"
@@ -28,37 +28,11 @@ using wgrt::test::gpu;
 using wgrt::test::kTypes;
 using wgrt::test::random_blocks;
 using wgrt::test::TypeInfo;
+using wgrt::test::GgmlLinear;
+using wgrt::test::make;
 namespace ref = wgrt::test::ref;
 
 namespace {
-
-struct GgmlLinear {
-  std::unique_ptr<ExecutableGraph> exe;
-  ValueId x = -1, out = -1;
-  std::vector<float> w, bias;
-};
-
-GgmlLinear make(const TypeInfo& t, int64_t N, int64_t K, bool with_bias, uint64_t seed, int64_t max_m = 20) {
-  std::vector<uint8_t> raw = random_blocks(t, N, K, seed);
-  GgmlLinear r;
-  r.w = dequantize(t.type, raw, uint64_t(N * K), "w");
-  std::vector<uint32_t> words((raw.size() + 3) / 4, 0u);
-  std::memcpy(words.data(), raw.data(), raw.size());
-  Graph g;
-  r.x = g.input("x", DType::F32, {max_m, K});
-  const int64_t nw = int64_t(words.size());
-  ValueId w = g.constant("w", DType::U32, {nw}, ConstantData::from_vector(std::move(words)));
-  ValueId bias = g.none();
-  if (with_bias) {
-    r.bias = ref::random_floats(size_t(N), uint32_t(seed) + 7, -1.0f, 1.0f);
-    bias = g.constant("bias", DType::F32, {N}, ConstantData::from_vector(r.bias));
-  }
-  r.out = g.tensor_like(DType::F32, "out");
-  g.op("wgrt.linear_ggml.default", {r.x, w, g.int_value(int64_t(t.type)), g.int_value(N), bias, r.out}, "lin");
-  g.output(r.out);
-  r.exe = ExecutableGraph::build(std::move(g), gpu());
-  return r;
-}
 
 // Tolerance |d| <= rel * sum_k |x w| + 1e-6.
 void check(GgmlLinear& r, int64_t M, int64_t N, int64_t K, uint32_t seed, const std::string& what, double rel = 1e-5) {
@@ -107,6 +81,7 @@ TEST(LinearGgml, EveryTypeOddSizesAgainstCpuReference) {
 TEST(LinearGgml, EveryTypeGemmRouteOddSizes) {
   webgpu::Tuning tun = gpu().tuning();
   tun.gemm.kind = webgpu::GemmTuning::Kind::Tiled;
+  tun.gemm.mmq_ggml_min_tiles = 0;  // the f32 kernel (the int8 one: linear_mmq_ggml_test.cpp)
   webgpu::ScopedTuning scoped(gpu(), tun);
   uint32_t seed = 500;
   for (const TypeInfo& t : kTypes) {

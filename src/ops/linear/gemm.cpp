@@ -65,7 +65,13 @@ GemmConfig gemm_mmq_config() {
   return c;
 }
 
-webgpu::KernelSpec quantize_q8_kernel() { return {"ops/linear/quantize_q8.wgsl", "main", {}, {}}; }
+webgpu::KernelSpec quantize_q8_kernel(bool natural) {
+  return {"ops/linear/quantize_q8.wgsl", "main", {{"ORDER", natural ? 1.0 : 0.0}}, {}};
+}
+
+webgpu::KernelSpec gemm_mmq_ggml_kernel(int64_t wtype) {
+  return {"ops/linear/gemm_mmq_ggml.wgsl", "main", {{"WTYPE", double(wtype)}}, {}};
+}
 
 webgpu::KernelSpec gemm_variant(const GemmConfig& cfg, const char* tiled, const char* cpu) {
   if (cfg.kind == GemmConfig::Kind::Cpu) return {cpu, "main", {{"RQ", double(cfg.rq)}, {"WG", double(cfg.wg)}}, {}};

@@ -95,7 +95,13 @@ webgpu::KernelSpec gemm_mmq_kernel(bool scale_f16 = false);  // scale_f16: f16 s
 GemmConfig gemm_mmq_config();  // the MMQ kernel's tile (for gemm_grid)
 // x f32 [M, K] (K % 32 == 0) -> qA, dA (layouts in ops/linear/quantize_q8.wgsl); bindings 0 x, 1 qA, 2 dA,
 // 3 Q8Params; one invocation per block (ResizeContext::set_invocations with M * K / 32).
-webgpu::KernelSpec quantize_q8_kernel();
+// natural: the natural byte order (ORDER 1, for gemm_mmq_ggml_kernel) instead of q4gsw's nibble order.
+webgpu::KernelSpec quantize_q8_kernel(bool natural = false);
+// The int8 prefill GEMM for ggml block formats (ops/linear/gemm_mmq_ggml.wgsl; WTYPE = wtype, one of
+// ops::ggml_mmq_type's): A from quantize_q8_kernel(true); bindings 0 qA, 1 raw block words, 2 bias, 3 c,
+// 4 GemmParams (M, N, K, b_sn = row bytes, c/bias offsets and strides; batch 1), 5 dA. Same tile as
+// gemm_mmq_config(). Requires K % the type's block elements == 0.
+webgpu::KernelSpec gemm_mmq_ggml_kernel(int64_t wtype);
 struct Q8Params {
   uint32_t blocks = 0, pad0 = 0, pad1 = 0, pad2 = 0;  // blocks = M * K / 32
 };

@@ -11,7 +11,10 @@
 // 2, 4 or 8 rows of x (the smallest that holds M; 8 for larger M), else gemv_ggml.wgsl (one grid layer per 8
 // rows of x); both re-read the weights once per grid layer; on GPUs (the Tiled GEMM kind) larger M takes the
 // register-blocked GEMM with the block-format B loader (gemm_big.wgsl B_MODE 2), each weight decoded once per
-// 128-row tile of x.
+// 128-row tile of x; where the device has packed int8 dot products, the type is one ggml_mmq_type lists and the
+// output has >= the policy's gemm.mmq_ggml_min_tiles 128x128 tiles, M > gemv_max_rows instead takes the int8
+// GEMM: x quantized per 32-k block (quantize_q8.wgsl, natural byte order, into two scratch buffers, once per
+// execute), then gemm_mmq_ggml.wgsl (on CPU adapters only when the policy is overridden).
 // Weights larger than the tuning policy's max_binding_bytes (maxStorageBufferBindingSize or lower) are bound in
 // chunks of whole multiples of 256 rows, one dispatch each, so every chunk starts 256-byte aligned.
 //   wgrt.linear_ggml_fused.default(x [..., K] f32, w, wtype, N, bias [N] f32 | None, norm_weight [K] f32 | None,
@@ -89,6 +92,10 @@ bool ggml_gemv_blocks_type(int64_t wtype) {
   return wtype == 3 || wtype == 6 || wtype == 8 || wtype == 12 || wtype == 13 || wtype == 14;
 }
 
+bool ggml_mmq_type(int64_t wtype) {
+  return wtype == 2 || wtype == 3 || wtype == 6 || wtype == 7 || wtype == 8 || wtype == 12 || wtype == 13 || wtype == 14;
+}
+
 namespace {
 
 // Rows of x per grid layer of the gemv_kq.wgsl routes 0..3.
@@ -140,6 +147,7 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   const bool fuse_gemv = fused_op && b.device().tuning().fused_gemv;
   const bool gemv_norm = fuse_gemv && fu.norm >= 0, gemv_glu = fuse_gemv && fu.act && chunks.size() == 1;
   const int n_gemv = blocks ? 4 : 1, gemm_route = n_gemv;  // GEMV routes 0 .. n_gemv - 1, then the GEMM
+  const int mmq_route = gemm_route + 1;                     // then the int8 GEMM
   // gemv_kq rows of W per invocation per route: the policy's, capped so that MB * RPT <= 16.
   uint32_t rpt[4] = {1, 1, 1, 1};
   for (int i = 0; i < 4; ++i) rpt[i] = blocks ? std::min(b.device().tuning().ggml_gemv_rpt, 16 / kBlockRows[i]) : 1;
@@ -154,60 +162,87 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   const Binding res = fu.res >= 0 ? Binding::tensor(b.arg(size_t(fu.res))) : x;
   const Binding nw = fu.norm >= 0 ? Binding::tensor(b.arg(size_t(fu.norm))) : x;
   const bool has_gemm = gemm_config(b.device()).kind == GemmConfig::Kind::Tiled;
-  // The norm and the GLU as their own dispatches through scratch: on every route where the GEMV does not fuse
-  // them, else on the GEMM route only.
+  // The norm and the GLU as their own dispatches through scratch (routes: side_routes below).
   const int64_t max_m = numel(xd) / K;
   std::optional<ScratchRef> xn, y;
   if (fu.norm >= 0) xn = b.scratch(uint64_t(max_m * K) * 4, "normalized x");
   if (fu.act) y = b.scratch(uint64_t(max_m * N) * 4, "gate and up");
   std::vector<SideDispatch> norms, glus;
-  if (fu.norm >= 0 && (!gemv_norm || has_gemm)) norms.push_back(add_side_norm(b, x, nw, *xn, gemv_norm ? gemm_route : -1));
   const Binding gemv_x = xn && !gemv_norm ? Binding(*xn) : x, gemm_x = xn ? Binding(*xn) : x;
   const Binding gemv_out = y && !gemv_glu ? Binding(*y) : out, gemm_out = y ? Binding(*y) : out;
   const Binding gemm_bias = fu.res >= 0 ? res : bias;
   const webgpu::KernelSpec gemm_spec{"ops/linear/gemm_big.wgsl", "main", {{"B_MODE", 2}, {"WTYPE", double(wtype)}}, {}};
   const GemmConfig big_cfg = gemm_big_config();
   const int64_t gemv_max_rows = b.device().tuning().gemv_max_rows;
+  const uint32_t mmq_min_tiles =
+      b.device().has_packed_dot() && ggml_mmq_type(wtype) ? b.device().tuning().gemm.mmq_ggml_min_tiles : 0;
+  const bool has_mmq = mmq_min_tiles > 0;
+  const GemmConfig mmq_cfg = has_mmq ? gemm_mmq_config() : GemmConfig{};
+  // Routes of a side dispatch: every route where the GEMV does not fuse it, else each GEMM route's group (the f32
+  // GEMM, the int8 GEMM), one dispatch per route.
+  auto side_routes = [&](bool in_gemv) {
+    std::vector<int> v;
+    if (!in_gemv) v.push_back(-1);
+    if (in_gemv && has_gemm) v.push_back(gemm_route);
+    if (in_gemv && has_mmq) v.push_back(mmq_route);
+    return v;
+  };
+  if (fu.norm >= 0) for (int rt : side_routes(gemv_norm)) norms.push_back(add_side_norm(b, x, nw, *xn, rt));
+  UniformRef q8_u;
+  DispatchRef q8_d;
+  Binding qa = x, da = x;
+  if (has_mmq) {  // x quantized once for all chunks
+    const uint64_t max_m = b.tensor(0).max_bytes() / 4 / uint64_t(K);
+    qa = b.scratch(q8_bytes(max_m, uint64_t(K)), "int8 activations");
+    da = b.scratch(q8_scale_bytes(max_m, uint64_t(K)), "int8 activation scales");
+    q8_u = b.uniform<Q8Params>();
+    q8_d = b.dispatch(quantize_q8_kernel(true), {gemm_x, qa, da, q8_u}, mmq_route);  // the normalized x when fused
+  }
   struct Part {
     int64_t n0, rows;
     UniformRef u, gu;
     std::vector<DispatchRef> d;  // per GEMV route
-    DispatchRef gd;
+    DispatchRef gd, md;
   };
   std::vector<Part> parts;
   for (const GgmlRowChunk& c : chunks) {
     const Binding wb = chunks.size() == 1 ? Binding::tensor(b.arg(1)) : Binding::tensor_range(b.arg(1), c.offset, c.size);
     const UniformRef u = b.uniform<Params>();
-    Part part{c.row0, c.rows, u, {}, {}, {}};
+    Part part{c.row0, c.rows, u, {}, {}, {}, {}};
     for (int route = 0; route < n_gemv; ++route)
       part.d.push_back(blocks ? b.dispatch(gemv_spec(route), {gemv_x, wb, bias, gemv_out, u, nw, res}, route)
                               : b.dispatch(gemv_spec(route), {x, wb, bias, out, u}, route));
-    if (has_gemm) {
-      part.gu = b.uniform<GemmParams>();
-      part.gd = b.dispatch(gemm_spec, {gemm_x, wb, x, gemm_bias, gemm_out, part.gu}, gemm_route);
-    }
+    if (has_gemm || has_mmq) part.gu = b.uniform<GemmParams>();
+    if (has_gemm) part.gd = b.dispatch(gemm_spec, {gemm_x, wb, x, gemm_bias, gemm_out, part.gu}, gemm_route);
+    if (has_mmq) part.md = b.dispatch(gemm_mmq_ggml_kernel(wtype), {qa, wb, gemm_bias, gemm_out, part.gu, da}, mmq_route);
     parts.push_back(part);
   }
-  if (fu.act && (!gemv_glu || has_gemm)) glus.push_back(add_side_glu(b, fu.act, *y, out, gemv_glu ? gemm_route : -1));
+  if (fu.act) for (int rt : side_routes(gemv_glu)) glus.push_back(add_side_glu(b, fu.act, *y, out, rt));
   b.on_resize([=](ResizeContext& r) {
     Dims d = r.tensor(0).dims;
     if (d.empty() || d.back() != K)
       r.fail("x '{}' has live dims {}; the last dim must stay {} (K)", r.tensor(0).name, dims_str(d), K);
     const int64_t M = numel(d) / K;
     r.set_dims(oi, resize_fusion(r, fu, norms, glus, d, N));
-    const bool gemm = has_gemm && M > gemv_max_rows;
-    const int route = gemm ? gemm_route : blocks ? block_route(M) : 0;
+    const uint64_t tiles = div_up(uint64_t(M), 128) * div_up(uint64_t(N), 128);
+    const bool mmq = has_mmq && M > gemv_max_rows && tiles >= mmq_min_tiles;
+    const bool gemm = !mmq && has_gemm && M > gemv_max_rows;
+    const int route = mmq ? mmq_route : gemm ? gemm_route : blocks ? block_route(M) : 0;
     const uint32_t rows_per_layer = blocks ? kBlockRows[block_route(M)] : 8;
     r.select_route(route);
+    if (has_mmq) {
+      r.set_uniform(q8_u, Q8Params{uint32_t(uint64_t(M) * uint64_t(K) / 32), 0, 0, 0});
+      r.set_invocations(q8_d, mmq ? uint64_t(M) * uint64_t(K) / 32 : 0);
+    }
     for (const Part& p : parts) {
       // Rows of W per workgroup; with the GLU inside, half of them gate and half up rows of as many outputs.
-      const uint32_t wg_rows = 8 * (blocks && !gemm ? rpt[route] : 1), wg_outs = gemv_glu ? wg_rows / 2 : wg_rows;
+      const uint32_t wg_rows = 8 * (blocks && route < n_gemv ? rpt[route] : 1), wg_outs = gemv_glu ? wg_rows / 2 : wg_rows;
       const uint32_t nwg = uint32_t(((gemv_glu ? Nout : p.rows) + wg_outs - 1) / wg_outs);
       r.set_uniform(p.u, Params{uint32_t(p.rows), uint32_t(K), has_bias, uint32_t(p.n0), nwg,
                                 uint32_t(gemv_glu ? Nout : N), uint32_t(row_bytes), uint32_t(M), fu.eps});
       const uint32_t layers = uint32_t(std::max<int64_t>((M + rows_per_layer - 1) / rows_per_layer, 1));
       for (int i = 0; i < n_gemv; ++i) r.set_workgroups(p.d[size_t(i)], i == route ? nwg : 0, layers);
-      if (!has_gemm) continue;
+      if (!has_gemm && !has_mmq) continue;
       GemmParams g;
       g.M = uint32_t(M);
       g.N = uint32_t(p.rows);
@@ -221,14 +256,15 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
       if (fu.res >= 0) g.bias_sm = uint32_t(N);  // the residual as the bias term: row m of [M, N]
       r.set_uniform(p.gu, g);
       Grid grid{0, 1, 1};
-      if (gemm) {
+      if (gemm || mmq) {
         try {
-          grid = gemm_grid(big_cfg, g, r.max_workgroups_per_dim());
+          grid = gemm_grid(mmq ? mmq_cfg : big_cfg, g, r.max_workgroups_per_dim());
         } catch (const InvalidArgument& e) {
           r.fail("{}", e.what());
         }
       }
-      r.set_grid(p.gd, grid);
+      if (has_gemm) r.set_grid(p.gd, gemm ? grid : Grid{0, 1, 1});
+      if (has_mmq) r.set_grid(p.md, mmq ? grid : Grid{0, 1, 1});
     }
   });
 }
@@ -237,7 +273,8 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
 
 void register_linear_ggml_ops(OpRegistry& r) {
   const std::vector<std::string> kernels = {"ops/linear/gemv_ggml.wgsl:main", "ops/linear/gemv_kq.wgsl:main",
-                                            "ops/linear/gemm_big.wgsl:main"};
+                                            "ops/linear/gemm_big.wgsl:main", "ops/linear/gemm_mmq_ggml.wgsl:main",
+                                            "ops/linear/quantize_q8.wgsl:main"};
   r.add({"wgrt.linear_ggml.default", [](OpBuilder& b) { build_linear_ggml(b, false); }, kernels, true});
   std::vector<std::string> fused = kernels;
   fused.insert(fused.end(), {"ops/norm/rms_norm.wgsl:main", "ops/elementwise/swiglu.wgsl:main"});

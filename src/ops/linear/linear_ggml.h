@@ -21,6 +21,11 @@ std::optional<GgmlBlockShape> ggml_gpu_block(int64_t wtype);
 // for up to 8 rows of x) has type `wtype`: Q4_1 (3), Q5_0 (6), Q8_0 (8), Q4_K (12), Q5_K (13), Q6_K (14).
 bool ggml_gemv_blocks_type(int64_t wtype);
 
+// Whether the int8 prefill GEMM (gemm_mmq_ggml.wgsl: each 32-k sub-block as signed bytes with its scale and
+// minimum, dot4I8Packed against x quantized per 32-k block) has type `wtype`: Q4_0 (2), Q4_1 (3), Q5_0 (6),
+// Q5_1 (7), Q8_0 (8), Q4_K (12), Q5_K (13), Q6_K (14).
+bool ggml_mmq_type(int64_t wtype);
+
 // How a [rows] x row_bytes weight buffer (padded to whole u32 words) is bound: one chunk when it fits
 // max_binding_bytes, else chunks of whole multiples of 256 rows (so every chunk starts 256-byte aligned), each
 // bound as the byte range [offset, offset + size) (size rounded up to whole words, within the padded buffer).

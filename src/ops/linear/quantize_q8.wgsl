@@ -9,6 +9,7 @@
 //       {0, 2, 4, 6} (low byte first), the order in which the GEMM expands the nibbles of a q4gsw word
 //       (word & 0x0F0F0F0F are the codes of k = 8w + 0, 2, 4, 6 and (word >> 4) & 0x0F0F0F0F those of 8w + 1, 3,
 //       5, 7), so both operands of a dot4I8Packed hold the same k.
+//       With override ORDER = 1 (gemm_mmq_ggml.wgsl) u32 j holds k = 4j .. 4j + 3 instead (the natural order).
 //   xd: vec2(d, d * sum_k q[k]) per block (the block sum serves weight formats with a per-block minimum).
 struct QParams {
   blocks : u32,  // M * K / 32
@@ -23,6 +24,8 @@ struct QParams {
 @group(0) @binding(3) var<uniform> p : QParams;
 
 #include "ops/common/index.wgsl"
+
+override ORDER : u32 = 0u;  // 0: the q4gsw nibble order; 1: natural (k = 4j .. 4j + 3 in u32 j)
 
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
@@ -49,8 +52,13 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     let qa = vec4<i32>(clamp(round(v[2u * w] * inv), vec4<f32>(-127.0), vec4<f32>(127.0)));
     let qb = vec4<i32>(clamp(round(v[2u * w + 1u] * inv), vec4<f32>(-127.0), vec4<f32>(127.0)));
     sum += qa.x + qa.y + qa.z + qa.w + qb.x + qb.y + qb.z + qb.w;
-    words[2u * w] = pack4xI8(vec4<i32>(qa.x, qa.z, qb.x, qb.z));
-    words[2u * w + 1u] = pack4xI8(vec4<i32>(qa.y, qa.w, qb.y, qb.w));
+    if (ORDER == 1u) {
+      words[2u * w] = pack4xI8(qa);
+      words[2u * w + 1u] = pack4xI8(qb);
+    } else {
+      words[2u * w] = pack4xI8(vec4<i32>(qa.x, qa.z, qb.x, qb.z));
+      words[2u * w + 1u] = pack4xI8(vec4<i32>(qa.y, qa.w, qb.y, qb.w));
+    }
   }
   xq[2u * blk] = vec4<u32>(words[0], words[1], words[2], words[3]);
   xq[2u * blk + 1u] = vec4<u32>(words[4], words[5], words[6], words[7]);

@@ -1,12 +1,18 @@
-// Random ggml weight blocks for the block-format kernel tests (linear_ggml_test.cpp, linear_ggml_fused_test.cpp):
-// every type the GPU kernels decode, with each f16 field a random normal f16 in +-[0.01, 0.1] (BF16: normal
-// values in +-[2^-8, 2^8); MXFP4: E8M0 scales 2^-8 .. 2^1; IQ1_M: its split f16 scale in +-[2^-7, 2^-3)).
+// Random ggml block bytes for the block-format kernel tests (linear_ggml_test.cpp, linear_ggml_fused_test.cpp,
+// linear_mmq_ggml_test.cpp):
+// every type the GPU kernels decode, with each block's f16 fields set to a random normal f16 in +-[0.01, 0.1]
+// (BF16: normal values in +-[2^-8, 2^8); MXFP4: E8M0 scales 2^-8 .. 2^1; IQ1_M: its split f16 scale in
+// +-[2^-7, 2^-3)); all other bytes uniform. Deterministic in the seed.
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "formats/ggml_quant.h"
+#include "gpu_fixture.h"
+#include "graph/executable.h"
+#include "reference/ops_a_reference.h"
 #include "ops/linear/linear_ggml.h"
 #include "util/half.h"
 
@@ -62,5 +68,34 @@ inline std::vector<uint8_t> random_blocks(const TypeInfo& t, int64_t N, int64_t 
   return b;
 }
 
+// wgrt.linear_ggml.default over random blocks of type t, W [N, K] (w: its C++ dequantization), x [<= max_m, K],
+// a random bias or none, built under the device's current tuning.
+struct GgmlLinear {
+  std::unique_ptr<ExecutableGraph> exe;
+  ValueId x = -1, out = -1;
+  std::vector<float> w, bias;
+};
+
+inline GgmlLinear make(const TypeInfo& t, int64_t N, int64_t K, bool with_bias, uint64_t seed, int64_t max_m = 20) {
+  std::vector<uint8_t> raw = random_blocks(t, N, K, seed);
+  GgmlLinear r;
+  r.w = dequantize(t.type, raw, uint64_t(N * K), "w");
+  std::vector<uint32_t> words((raw.size() + 3) / 4, 0u);
+  std::memcpy(words.data(), raw.data(), raw.size());
+  Graph g;
+  r.x = g.input("x", DType::F32, {max_m, K});
+  const int64_t nw = int64_t(words.size());
+  ValueId w = g.constant("w", DType::U32, {nw}, ConstantData::from_vector(std::move(words)));
+  ValueId bias = g.none();
+  if (with_bias) {
+    r.bias = wgrt::test::ref::random_floats(size_t(N), uint32_t(seed) + 7, -1.0f, 1.0f);
+    bias = g.constant("bias", DType::F32, {N}, ConstantData::from_vector(r.bias));
+  }
+  r.out = g.tensor_like(DType::F32, "out");
+  g.op("wgrt.linear_ggml.default", {r.x, w, g.int_value(int64_t(t.type)), g.int_value(N), bias, r.out}, "lin");
+  g.output(r.out);
+  r.exe = ExecutableGraph::build(std::move(g), gpu());
+  return r;
+}
 
 }  // namespace wgrt::test

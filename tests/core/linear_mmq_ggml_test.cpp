@@ -1,0 +1,192 @@
+// The int8 prefill GEMM for block formats (wgrt.linear_ggml.default's int8 route: quantize_q8.wgsl with ORDER 1 +
+// gemm_mmq_ggml.wgsl), forced on through the tuning policy (lavapipe's rule keeps its GEMV layers), for every
+// type it has (ops::ggml_mmq_type), against the plain C++ reference: the src/formats decoders (bit-exact with
+// llama.cpp) times x quantized per 32-k block as quantize_q8.wgsl does (q = round_half_even(x * 127 / amax),
+// d = amax / 127), accumulated in double.
+// Tolerance: |gpu - ref| <= 1e-5 * sum_k |xq_k W_nk| + 1e-6 + sum_{k near a tie} d_kb |W_nk|. The integer sums are
+// exact, so the first two terms cover the f32 scale products (d * dW, dW itself decoded in f32) and the f32
+// accumulation over <= 64 sub-blocks; the third covers elements whose x * 127 / amax lies within 1e-4 of a
+// rounding tie, where the GPU's division (2.5 ulp in WGSL) may round q the other way (one step of d). A dropped or
+// misplaced scale, minimum, sub-block or half (Q6_K's 16-k scales) breaks it: MinimumDroppedBreaksTheBound
+// checks that the minimum's term alone is far outside it. The same outputs also satisfy the activation
+// rounding bound against the f32 x (0.5001 d per element, as linear_mmq_test.cpp states).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "ggml_test_blocks.h"
+#include "gpu_fixture.h"
+#include "graph/executable.h"
+#include "ops/linear/linear_ggml.h"
+#include "reference/ops_a_reference.h"
+#include "webgpu/device.h"
+#include "webgpu/tuning.h"
+#include "wgrt/error.h"
+
+using namespace wgrt;
+using wgrt::test::gpu;
+using wgrt::test::GgmlLinear;
+using wgrt::test::kTypes;
+using wgrt::test::TypeInfo;
+namespace ref = wgrt::test::ref;
+
+namespace {
+
+webgpu::Tuning mmq_tuning() {
+  webgpu::Tuning t = gpu().tuning();
+  t.gemm.mmq_ggml_min_tiles = 1;
+  return t;
+}
+
+GgmlLinear make_mmq(const TypeInfo& t, int64_t N, int64_t K, bool bias, uint64_t seed, int64_t max_m,
+                    const webgpu::Tuning& tun = mmq_tuning()) {
+  webgpu::ScopedTuning scoped(gpu(), tun);
+  return wgrt::test::make(t, N, K, bias, seed, max_m);
+}
+
+// x quantized as quantize_q8.wgsl does: xq = q * d per element; tie[i] = 1 where x * 127 / amax is within 1e-4 of
+// a rounding tie (where the GPU may round the other way), dq[i] = d of its block.
+struct Q8 {
+  std::vector<double> xq, dq;
+  std::vector<char> tie;
+};
+Q8 quantize_rows(const std::vector<float>& x, int64_t M, int64_t K) {
+  Q8 q{std::vector<double>(x.size()), std::vector<double>(x.size()), std::vector<char>(x.size())};
+  for (int64_t b = 0; b < M * K / 32; ++b) {
+    float amax = 0;
+    for (int64_t i = b * 32; i < b * 32 + 32; ++i) amax = std::max(amax, std::fabs(x[size_t(i)]));
+    const float d = amax / 127.0f, inv = amax > 0 ? 127.0f / amax : 0.0f;
+    for (int64_t i = b * 32; i < b * 32 + 32; ++i) {
+      const float v = x[size_t(i)] * inv;
+      const float r = std::clamp(std::nearbyint(v), -127.0f, 127.0f);
+      q.xq[size_t(i)] = double(r) * double(d);
+      q.dq[size_t(i)] = d;
+      q.tie[size_t(i)] = std::fabs(std::fabs(v - std::floor(v)) - 0.5f) < 1e-4f;
+    }
+  }
+  return q;
+}
+
+// Runs M rows; returns the outputs outside the bound (failing the test for up to 3 of them where `report`).
+// int8 false: the GEMV route (M <= gemv_max_rows), which reads the f32 x: the reference uses x itself.
+int check_mmq(GgmlLinear& r, int64_t M, int64_t N, int64_t K, uint32_t seed, const std::string& what,
+              bool report = true, bool int8 = true) {
+  std::vector<float> x = ref::random_floats(size_t(M * K), seed);
+  for (int64_t i = 0; i < M * K; ++i) x[size_t(i)] *= std::ldexp(1.0f, int((i / 32) % 7) - 3);  // block magnitudes
+  r.exe->set_input(r.x, {M, K}, std::span<const float>(x));
+  r.exe->execute();
+  EXPECT_EQ(r.exe->dims(r.out), (Dims{M, N})) << what;
+  const std::vector<float> got = r.exe->read_f32(r.out);
+  Q8 q = quantize_rows(x, M, K);
+  if (!int8) q = Q8{std::vector<double>(x.begin(), x.end()), q.dq, std::vector<char>(x.size(), 0)};
+  int bad = 0;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double s = r.bias.empty() ? 0.0 : r.bias[size_t(n)], mag = 0, ties = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const size_t i = size_t(m * K + k);
+        const double w = r.w[size_t(n * K + k)], p = q.xq[i] * w;
+        s += p, mag += std::fabs(p);
+        if (q.tie[i]) ties += q.dq[i] * std::fabs(w);
+      }
+      const double d = std::fabs(double(got[size_t(m * N + n)]) - s);
+      if (!(d <= 1e-5 * mag + 1e-6 + ties) && ++bad <= 3 && report)
+        ADD_FAILURE() << what << " m " << m << " n " << n << ": gpu " << got[size_t(m * N + n)] << " ref " << s
+                      << " |diff| " << d << " > " << 1e-5 * mag + 1e-6 + ties;
+    }
+  return bad;
+}
+
+bool routed_int8(GgmlLinear& r) {
+  const std::string dump = r.exe->dump();
+  const size_t at = dump.find("gemm_mmq_ggml.wgsl:main");
+  return at != std::string::npos && dump.substr(at, dump.find('\n', at) - at).find("inactive") == std::string::npos;
+}
+
+std::vector<TypeInfo> mmq_types() {
+  std::vector<TypeInfo> v;
+  for (const TypeInfo& t : kTypes)
+    if (ops::ggml_mmq_type(int64_t(t.type))) v.push_back(t);
+  return v;
+}
+
+}  // namespace
+
+// Every type: prefill rows M 9, 33, 65, 129, 513 (partial 128-row tiles, one past a tile), N 1, 37 and 300 (three
+// column tiles, the last partial), K of 1 and 3 blocks of 256 (an odd count of 32-k sub-blocks for the 32-element
+// types: 8 and 24, and K 96 for them: 3, the slice's second sub-block out of range), bias on odd N; the same
+// graph also takes the GEMV route for M 1 and the int8 route again after it.
+TEST(LinearMmqGgml, EveryTypeOddSizesAgainstInt8Reference) {
+  if (!gpu().has_packed_dot()) GTEST_SKIP() << "no packed_4x8_integer_dot_product";
+  uint32_t seed = 3000;
+  const std::vector<TypeInfo> types = mmq_types();
+  ASSERT_EQ(types.size(), 8u);
+  for (const TypeInfo& t : types) {
+    const int64_t be = ops::ggml_gpu_block(int64_t(t.type))->elems;
+    std::vector<int64_t> ks = {256, 768};
+    if (be == 32) ks.push_back(96);
+    for (int64_t K : ks)
+      for (int64_t N : {1, 37, 300}) {
+        GgmlLinear r = make_mmq(t, N, K, N % 2 == 1, ++seed, 513);
+        const std::string what = ggml_type_name(t.type) + " K " + std::to_string(K) + " N " + std::to_string(N);
+        EXPECT_TRUE(routed_int8(r)) << what;
+        std::vector<int64_t> ms = {9, 65};
+        if (K == 256 && N == 37) ms = {9, 33, 65, 129, 513};
+        for (int64_t M : ms) EXPECT_EQ(check_mmq(r, M, N, K, ++seed, what + " M " + std::to_string(M)), 0);
+        EXPECT_EQ(check_mmq(r, 1, N, K, ++seed, what + " M 1 (GEMV)", true, false), 0);
+        EXPECT_EQ(check_mmq(r, 9, N, K, ++seed, what + " M 9 again"), 0);
+      }
+  }
+}
+
+// Weights over the binding limit (a lowered max_binding_bytes): 600 rows in chunks of 256, 256, 88, one int8
+// GEMM dispatch each writing its columns, x quantized once.
+TEST(LinearMmqGgml, WeightsSplitIntoBindingChunks) {
+  if (!gpu().has_packed_dot()) GTEST_SKIP() << "no packed_4x8_integer_dot_product";
+  for (const TypeInfo& t : mmq_types()) {
+    const int64_t be = ops::ggml_gpu_block(int64_t(t.type))->elems, K = 256, N = 600;
+    const uint64_t row_bytes = uint64_t(K / be) * uint64_t(ops::ggml_gpu_block(int64_t(t.type))->bytes);
+    webgpu::Tuning tun = mmq_tuning();
+    tun.max_binding_bytes = 300 * row_bytes;
+    GgmlLinear r = make_mmq(t, N, K, true, 77, 140, tun);
+    EXPECT_EQ(check_mmq(r, 140, N, K, 78, ggml_type_name(t.type) + " split"), 0);
+  }
+}
+
+// The minimum's term matters: for Q4_K, the GPU output against a reference without each sub-block's minimum
+// (W + m) is far outside the bound on the same data, so a kernel that dropped it would fail the test above.
+TEST(LinearMmqGgml, MinimumDroppedBreaksTheBound) {
+  if (!gpu().has_packed_dot()) GTEST_SKIP() << "no packed_4x8_integer_dot_product";
+  const TypeInfo t{GgmlType::Q4_K, {0, 2}};
+  const int64_t M = 20, N = 37, K = 512;
+  GgmlLinear r = make_mmq(t, N, K, false, 55, M);
+  ASSERT_EQ(check_mmq(r, M, N, K, 56, "Q4_K"), 0);
+  // W + m: the dequantization of the same codes with every minimum zeroed (the dmin f16 at byte 2 of each block).
+  std::vector<uint8_t> raw = wgrt::test::random_blocks(t, N, K, 55);
+  for (size_t b = 0; b < raw.size(); b += 144) raw[b + 2] = raw[b + 3] = 0;
+  r.w = dequantize(t.type, raw, uint64_t(N * K), "w");
+  EXPECT_GT(check_mmq(r, M, N, K, 56, "Q4_K without minimum", false), M * N / 2);
+}
+
+// The policy: on for GPUs with packed int8 dot products, off on CPU adapters; WGRT_GEMM_MMQ_GGML overrides it.
+TEST(LinearMmqGgml, PolicyRule) {
+  webgpu::DeviceFacts f;
+  f.packed_dot = true;
+  EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.mmq_ggml_min_tiles, 1u);
+  f.cpu_adapter = true;
+  EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.mmq_ggml_min_tiles, 0u) << "CPU adapters keep their GEMV layers";
+  f.cpu_adapter = false;
+  f.packed_dot = false;
+  EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.mmq_ggml_min_tiles, 0u);
+  auto env = [](const char* v) {
+    return webgpu::parse_tuning_env([v](const char* n) { return std::string(n) == "WGRT_GEMM_MMQ_GGML" ? v : nullptr; });
+  };
+  EXPECT_EQ(env("0").gemm_mmq_ggml_min_tiles, 0u);
+  EXPECT_EQ(env("16").gemm_mmq_ggml_min_tiles, 16u);
+  EXPECT_THROW(env("x"), InvalidArgument);
+  webgpu::TuningOverrides o;
+  o.gemm_mmq_ggml_min_tiles = 0;
+  f.packed_dot = true;
+  EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm.mmq_ggml_min_tiles, 0u);
+}
