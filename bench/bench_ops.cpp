@@ -168,11 +168,8 @@ void BM_GemvQ4(benchmark::State& st) {
 
 // Args: ggml type id, K, N, M, kernel (1 = gemv_kq "blocks", 0 = generic). Block bytes are random in
 // 0x20..0x3b, so every f16 scale is a normal number (about 2^-7 .. 1).
-void BM_GemvGgml(benchmark::State& st) {
-  const int64_t type = st.range(0), K = st.range(1), N = st.range(2), M = st.range(3);
-  const bool blocks = st.range(4) != 0;
-  const int64_t be = type == 8 ? 32 : 256, bb = type == 8 ? 34 : type == 12 ? 144 : 210;
-  const uint64_t bytes = uint64_t(N * (K / be) * bb);
+// Weight words for the block-format GEMVs: bytes 0x20 .. 0x3B (finite small f16 scales, any codes).
+std::vector<uint32_t> block_words(uint64_t bytes) {
   std::vector<uint32_t> words((bytes + 3) / 4);
   std::mt19937 rng(7);
   for (auto& w : words) {
@@ -180,6 +177,15 @@ void BM_GemvGgml(benchmark::State& st) {
     for (int i = 0; i < 4; ++i) v |= (0x20u + rng() % 28u) << (8 * i);
     w = v;
   }
+  return words;
+}
+
+void BM_GemvGgml(benchmark::State& st) {
+  const int64_t type = st.range(0), K = st.range(1), N = st.range(2), M = st.range(3);
+  const bool blocks = st.range(4) != 0;
+  const int64_t be = type == 8 ? 32 : 256, bb = type == 8 ? 34 : type == 12 ? 144 : 210;
+  const uint64_t bytes = uint64_t(N * (K / be) * bb);
+  std::vector<uint32_t> words = block_words(bytes);
   webgpu::Tuning tun = dev().tuning();
   tun.ggml_gemv_blocks = blocks;
   webgpu::ScopedTuning scoped(dev(), tun);
@@ -196,6 +202,35 @@ void BM_GemvGgml(benchmark::State& st) {
   double sec = run(st, *exe);
   set_counters(st, sec, double(bytes + uint64_t(M * K * 4 + M * N * 4)), 2.0 * double(M * N * K));
   st.SetLabel(fmt::format("{} M {} {}", type == 8 ? "Q8_0" : type == 12 ? "Q4_K" : "Q6_K", M, blocks ? "gemv_kq" : "generic"));
+}
+
+// The fused gate/up GEMV of a block-format layer (wgrt.linear_ggml_fused: RMSNorm of x, [gate; up] of 2 * N rows,
+// SwiGLU) with the policy's fused_gemv on (one gemv_kq dispatch) or off (rms_norm + GEMV + swiglu): type, K, N
+// (outputs), M, fused_gemv. Counted bytes: the weights, x, and the outputs.
+void BM_GemvGgmlFused(benchmark::State& st) {
+  const int64_t type = st.range(0), K = st.range(1), N = 2 * st.range(2), M = st.range(3);
+  const int64_t be = type == 8 ? 32 : 256, bb = type == 8 ? 34 : type == 12 ? 144 : 210;
+  const uint64_t bytes = uint64_t(N * (K / be) * bb);
+  std::vector<uint32_t> words = block_words(bytes);
+  webgpu::Tuning tun = dev().tuning();
+  tun.fused_gemv = st.range(4) != 0;
+  webgpu::ScopedTuning scoped(dev(), tun);
+  Graph g;
+  ValueId x = g.input("x", DType::F32, {M, K});
+  const int64_t nw = int64_t(words.size());
+  ValueId w = g.constant("w", DType::U32, {nw}, ConstantData::from_vector(std::move(words)));
+  ValueId norm = g.constant("nw", DType::F32, {K}, ConstantData::from_vector(random_vec<float>(size_t(K), 0.5f, 1.5f)));
+  ValueId out = g.tensor_like(DType::F32, "out");
+  g.output(out);
+  g.op("wgrt.linear_ggml_fused.default", {x, w, g.int_value(type), g.int_value(N), g.none(), norm, g.real(1e-5), g.none(),
+                                          g.int_value(1), out}, "gate_up");
+  auto exe = ExecutableGraph::build(std::move(g), dev());
+  auto xv = random_vec<float>(size_t(M * K), -1.0f, 1.0f);
+  exe->set_input(x, {M, K}, std::span<const float>(xv));
+  double sec = run(st, *exe);
+  set_counters(st, sec, double(bytes + uint64_t(M * K * 4 + M * N * 2)), 2.0 * double(M * N * K));
+  st.SetLabel(fmt::format("{} M {} {}", type == 8 ? "Q8_0" : type == 12 ? "Q4_K" : "Q6_K", M,
+                          st.range(4) ? "fused" : "norm+gemv+glu"));
 }
 
 void BM_GemvF32(benchmark::State& st) {
@@ -256,6 +291,8 @@ BENCHMARK(BM_Read)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Arg(2048 * 2048 * 5 / 8)->Arg(2048 * 8192 * 5 / 8)->Arg(int64_t(2048) * 128256 * 5 / 8);
 BENCHMARK(BM_GemvGgml)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->ArgsProduct({{12, 14, 8}, {2048}, {8192}, {1, 2, 4, 8}, {1, 0}});
+BENCHMARK(BM_GemvGgmlFused)->UseManualTime()->Unit(benchmark::kMicrosecond)
+    ->ArgsProduct({{12, 14}, {2048}, {8192}, {1, 8}, {1, 0}});
 BENCHMARK(BM_GemvF32)->UseManualTime()->Unit(benchmark::kMicrosecond)->Args({2048, 2048});
 BENCHMARK(BM_Gemm)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Args({128, 2048, 2048, 0})->Args({512, 2048, 2048, 0})->Args({128, 2048, 2048, 1})->Args({512, 2048, 2048, 1})

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Aggregate generation throughput of `wgrt serve` at 1, 2, 4 and 8 concurrent streams, with per-stream latency:
 time to first token (TTFT, from sending the request to the first content chunk) and inter-token time (ITL,
-between content chunks). Streaming completions over loopback (Python's http.client), greedy, fixed max_tokens.
+between content chunks). Streaming completions over loopback (Python's http.client), greedy (or --temperature T,
+top_k 40, seeded), fixed max_tokens. Before each timed level one untimed warm-up request per stream runs at that
+level, so lazily compiled pipelines (llama-server compiles per batch size) are not in the timed rows.
 Starts the server itself (--wgrt, model options after --) on a free port in WGRT_TEST_PORTS (default
 18100-18199) and ends it by its PID; or measures a running one (--url). Prints a markdown table.
 The peer: --llama-server PATH starts llama.cpp's llama-server instead (bench/peers/build_llama_server.sh), with
@@ -13,6 +15,7 @@ make max_tokens tokens per request whatever the weights.
   bench/serve_bench.py --wgrt build/wgrt -- -m ../shared/models/stories260K/stories260K.bin \
       -t ../shared/models/stories260K/tok512.bin --parallel 8
 Options: --streams 1,2,4,8  --requests R (per stream, default 3)  --max-tokens N (default 64)
+         --temperature T (default 0)  --warmup-tokens N (default 16)
          --prompt TEXT (default "Once upon a time")  --url http://127.0.0.1:PORT
 Aggregate tok/s = all completion tokens / wall time of the level (first request sent to last response done).
 A request that ends early (an end token) counts the tokens it made; the table says how many were made.
@@ -149,6 +152,8 @@ def main():
     p.add_argument("--requests", type=int, default=3)
     p.add_argument("--max-tokens", type=int, default=64)
     p.add_argument("--prompt", default="Once upon a time")
+    p.add_argument("--temperature", type=float, default=0.0, help="0: greedy; > 0 samples (seeded per request)")
+    p.add_argument("--warmup-tokens", type=int, default=16, help="tokens per warm-up request at each level")
     p.add_argument("model", nargs=argparse.REMAINDER)
     a = p.parse_args()
     # SIGTERM (a `timeout` around the run) unwinds like Ctrl-C, so the server started here is stopped.
@@ -166,12 +171,16 @@ def main():
     else:
         server = Server(a.wgrt, margs, timeout=600)
         host, port = "127.0.0.1", server.port
-    body = {"prompt": a.prompt, "max_tokens": a.max_tokens, "temperature": 0, "stream": True,
+    body = {"prompt": a.prompt, "max_tokens": a.max_tokens, "temperature": a.temperature, "stream": True,
             "stream_options": {"include_usage": True}, "ignore_eos": True}
+    if a.temperature > 0:
+        body.update(top_k=40, seed=1234)
     try:
-        level(host, port, 1, 1, dict(body, max_tokens=8))  # warm-up (pipelines)
         rows = []
         for s in a.streams.split(","):
+            # Warm-up at this stream level, untimed: both servers compile pipelines lazily per batch shape
+            # (llama-server per batch size), so the timed requests below see steady state.
+            level(host, port, int(s), 1, dict(body, max_tokens=a.warmup_tokens))
             rows.append(level(host, port, int(s), a.requests, body))
             r = rows[-1]  # progress on stderr: a run cut short by a time limit keeps its finished levels
             print(f"level {r['streams']}: {r['tok_s']:.2f} tok/s, TTFT {r['ttft_ms']:.0f} ms, ITL {r['itl_ms']:.0f} ms",

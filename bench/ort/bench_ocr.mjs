@@ -3,14 +3,16 @@
 // session.run() with a CPU float32 input (seeded xorshift32, uniform [-1, 1)) and the output read back to the
 // host, timed with process.hrtime; prints one line per model with median, min and mean after warm-up.
 // Usage: node bench/ort/bench_ocr.mjs [--ep webgpu|cpu] [--runs N] [--warmup W] [--det HxW] [--rec NxW]
-//   defaults: --ep webgpu --runs 5 --warmup 1 --det 640x640 --rec 6x320 (rec input [N, 3, 48, W])
+//                                     [--vit FILE] [--only det|rec|cls|vit]
+//   defaults: --ep webgpu --runs 5 --warmup 1 --det 640x640 --rec 6x320 (rec input [N, 3, 48, W]); --vit FILE
+//   also runs that ViT ONNX file (tests/golden/make_vit_onnx.py) at [1, 3, 224, 224] (as bench/bench_ocr.cpp).
 import ort from 'onnxruntime-node';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dir = path.join(here, 'node_modules', '@gutenye', 'ocr-models', 'assets');
-let ep = 'webgpu', runs = 5, warmup = 1, det = [640, 640], rec = [6, 320], only = '';
+let ep = 'webgpu', runs = 5, warmup = 1, det = [640, 640], rec = [6, 320], only = '', vit = '';
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; ++i) {
   const a = argv[i];
@@ -20,6 +22,7 @@ for (let i = 0; i < argv.length; ++i) {
   else if (a === '--det') det = argv[++i].split('x').map(Number);
   else if (a === '--rec') rec = argv[++i].split('x').map(Number);
   else if (a === '--only') only = argv[++i];
+  else if (a === '--vit') vit = path.resolve(argv[++i]);
   else throw new Error(`unknown argument ${a}`);
 }
 
@@ -32,7 +35,7 @@ function input(dims) {
 
 async function bench(name, file, dims) {
   let t0 = process.hrtime.bigint();
-  const sess = await ort.InferenceSession.create(path.join(dir, file), { executionProviders: [ep] });
+  const sess = await ort.InferenceSession.create(path.resolve(dir, file), { executionProviders: [ep] });
   const createMs = Number(process.hrtime.bigint() - t0) / 1e6;
   const feeds = { [sess.inputNames[0]]: input(dims) };
   let y;
@@ -57,3 +60,4 @@ async function bench(name, file, dims) {
 if (!only || only === 'det') await bench('det', 'ch_PP-OCRv4_det_infer.onnx', [1, 3, det[0], det[1]]);
 if (!only || only === 'rec') await bench('rec', 'ch_PP-OCRv4_rec_infer.onnx', [rec[0], 3, 48, rec[1]]);
 if (!only || only === 'cls') await bench('cls', 'ch_ppocr_mobile_v2.0_cls_infer.onnx', [rec[0], 3, 48, 192]);
+if (vit && (!only || only === 'vit')) await bench('vit', vit, [1, 3, 224, 224]);

@@ -7,22 +7,22 @@
       zero point is 8: W[n, k] = (nibble - 8) * scale, low nibble first: the same q4 layout as wgrt's q4gsw
       with G = 32), Y [1, N] f32 output.  (K, N) in (2048, 2048), (2048, 8192), (8192, 2048), plus (256, 256)
       as a probe of the fixed per-run cost (submit, wait, readback, runtime overhead).
-  vit_b16_d{D}.onnx  a ViT-B/16 image encoder (timm VisionTransformer layout, same config as wgrt's
+  vit_b16_d{D}.onnx  a ViT-B/16 image classifier (timm VisionTransformer layout, same config as wgrt's
       VitConfig::vit_b16() in src/models/vit_graph.h: 224x224x3, patch 16, width 768, 12 heads, MLP 3072,
-      class token, pre-LN with eps 1e-6, erf GELU, final LayerNorm; output [1, 197, 768] features) with depth D
-      (default 2; --vit-depth 12 for the full model), exported from PyTorch with opset 17.
+      class token, pre-LN with eps 1e-6, erf GELU, final LayerNorm; outputs features [batch, 197, 768] and
+      logits [batch, 1000]) with depth D (default 2; --vit-depth 12 for the full model), built in the node
+      forms of torch.onnx.export at opset 17 by tests/golden/make_vit_onnx.py (weights in vit_b16_d{D}.onnx.data).
 
-Run with the Debian python (torch 1.13, python3-onnx 1.12):  /usr/bin/python3 bench/ort/make_models.py
+Run with the Debian python (python3-onnx 1.12, numpy):  /usr/bin/python3 bench/ort/make_models.py
 """
 import argparse
-import math
 import os
+import subprocess
+import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
-import torch
-import torch.nn as nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -45,79 +45,10 @@ def matmulnbits_model(K, N, block=32, seed=0):
     return m
 
 
-class Attention(nn.Module):
-    def __init__(self, w, heads):
-        super().__init__()
-        self.heads = heads
-        self.qkv = nn.Linear(w, 3 * w)
-        self.proj = nn.Linear(w, w)
-
-    def forward(self, x):
-        B, T, W = x.shape
-        hd = W // self.heads
-        qkv = self.qkv(x).reshape(B, T, 3, self.heads, hd).permute(2, 0, 3, 1, 4)
-        q, k, v = qkv[0], qkv[1], qkv[2]
-        a = torch.softmax(torch.matmul(q, k.transpose(-2, -1)) * (1.0 / math.sqrt(hd)), dim=-1)
-        return self.proj(torch.matmul(a, v).transpose(1, 2).reshape(B, T, W))
-
-
-class Mlp(nn.Module):
-    def __init__(self, w, m):
-        super().__init__()
-        self.fc1 = nn.Linear(w, m)
-        self.fc2 = nn.Linear(m, w)
-
-    def forward(self, x):
-        return self.fc2(nn.functional.gelu(self.fc1(x)))  # erf GELU ("none")
-
-
-class Block(nn.Module):
-    def __init__(self, w, heads, m, eps):
-        super().__init__()
-        self.norm1 = nn.LayerNorm(w, eps=eps)
-        self.attn = Attention(w, heads)
-        self.norm2 = nn.LayerNorm(w, eps=eps)
-        self.mlp = Mlp(w, m)
-
-    def forward(self, x):
-        x = x + self.attn(self.norm1(x))
-        return x + self.mlp(self.norm2(x))
-
-
-class PatchEmbed(nn.Module):
-    def __init__(self, c, w, p):
-        super().__init__()
-        self.proj = nn.Conv2d(c, w, kernel_size=p, stride=p)
-
-
-class VisionTransformer(nn.Module):
-    """timm-style names: patch_embed.proj, cls_token, pos_embed, blocks.{i}.{norm1,attn.qkv,attn.proj,norm2,
-    mlp.fc1,mlp.fc2}, norm (as in wgrt's vit_weight_shapes)."""
-
-    def __init__(self, image=224, patch=16, channels=3, width=768, depth=12, heads=12, mlp=3072, eps=1e-6):
-        super().__init__()
-        g = image // patch
-        self.patch_embed = PatchEmbed(channels, width, patch)
-        self.cls_token = nn.Parameter(torch.randn(1, 1, width) * 0.02)
-        self.pos_embed = nn.Parameter(torch.randn(1, g * g + 1, width) * 0.02)
-        self.blocks = nn.ModuleList([Block(width, heads, mlp, eps) for _ in range(depth)])
-        self.norm = nn.LayerNorm(width, eps=eps)
-
-    def forward(self, x):
-        x = self.patch_embed.proj(x).flatten(2).transpose(1, 2)  # [B, g*g, W]
-        x = torch.cat([self.cls_token.expand(x.shape[0], -1, -1), x], dim=1) + self.pos_embed
-        for blk in self.blocks:
-            x = blk(x)
-        return self.norm(x)
-
-
 def export_vit(depth, path):
-    torch.manual_seed(1)
-    m = VisionTransformer(depth=depth).eval()
-    x = torch.rand(1, 3, 224, 224)
-    with torch.no_grad():
-        torch.onnx.export(m, (x,), path, input_names=["pixels"], output_names=["features"], opset_version=17,
-                          do_constant_folding=True)
+    """The ViT-B/16 classifier of tests/golden/make_vit_onnx.py (onnx helper API, weights as external data)."""
+    subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "tests", "golden", "make_vit_onnx.py"), path,
+                    "--depth", str(depth)], check=True)
 
 
 def main():
@@ -137,7 +68,6 @@ def main():
         for d in a.vit_depth or [2]:
             p = os.path.join(a.out, f"vit_b16_d{d}.onnx")
             export_vit(d, p)
-            print("wrote", p, f"({os.path.getsize(p) / 1e6:.1f} MB)")
 
 
 if __name__ == "__main__":

@@ -58,9 +58,11 @@ class BatchLlmImpl final : public BatchLlm {
     special_ = read_special_tokens(weights_, *tok_);
     LlamaGraph lg = build_llama_graph(weights_, go);
     weights_.check_unchanged();
-    g_ = {lg.tokens, lg.row_slots, lg.row_pos, lg.out_rows, lg.logits, lg.next_token, lg.context, lg.max_prefill,
-          lg.weight_bytes};
+    g_ = {lg.tokens, lg.row_slots, lg.row_pos, lg.out_rows, lg.logits, lg.next_token, lg.sample_params,
+          lg.sample_window, lg.sampled, lg.context, lg.max_prefill, lg.weight_bytes};
     exe_ = ExecutableGraph::build(std::move(lg.graph), *dev_);
+    const std::vector<int32_t> empty(size_t(kLlamaSampleWindow), -1);
+    exe_->set_input(g_.sample_window, {1, kLlamaSampleWindow}, std::span<const int32_t>(empty));
     slots_ = slots;
     dev_->wait_idle();
     load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -69,10 +71,12 @@ class BatchLlmImpl final : public BatchLlm {
   int slots() const override { return slots_; }
   int max_rows() const override { return g_.max_prefill; }
 
-  StepOutput step(std::span<const BatchRow> rows, std::span<const int> out_rows, bool want_logits) override {
+  StepOutput step(std::span<const BatchRow> rows, std::span<const int> out_rows, bool want_logits,
+                  std::span<const RowSampling> sampling) override {
     std::lock_guard<std::mutex> lock(mu_);
-    return run_step(rows, out_rows, want_logits);
+    return run_step(rows, out_rows, want_logits, sampling);
   }
+  bool gpu_sampling() const override { return dev_->tuning().gpu_sampling; }
 
   EvalResult eval(std::span<const int32_t> seq, const EvalOptions& o) override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -158,7 +162,8 @@ class BatchLlmImpl final : public BatchLlm {
     return out;
   }
 
-  StepOutput run_step(std::span<const BatchRow> rows, std::span<const int> out_rows, bool want_logits) {
+  StepOutput run_step(std::span<const BatchRow> rows, std::span<const int> out_rows, bool want_logits,
+                      std::span<const RowSampling> sampling = {}) {
     const int64_t R = int64_t(rows.size()), B = int64_t(out_rows.size());
     if (R == 0 || R > max_rows()) throw InvalidArgument(fmt::format("a step takes 1..{} rows, got {}", max_rows(), R));
     if (B == 0 || B > slots_) throw InvalidArgument(fmt::format("a step returns 1..{} outputs, got {}", slots_, B));
@@ -175,6 +180,26 @@ class BatchLlmImpl final : public BatchLlm {
     }
     for (int o : outs)
       if (o < 0 || o >= R) throw InvalidArgument(fmt::format("output row {} outside the {} rows of the step", o, R));
+    if (!sampling.empty() && int64_t(sampling.size()) != B)
+      throw InvalidArgument(fmt::format("a step with {} outputs takes 0 or {} sampling entries, got {}", B, B, sampling.size()));
+    const int64_t W = kLlamaSampleWindow;
+    std::vector<int32_t> sp(size_t(B * ops::kSampleParams), 0), sw;
+    bool any = false, all = !sampling.empty();
+    for (size_t i = 0; i < sampling.size(); ++i) {
+      const RowSampling& s = sampling[i];
+      all &= s.on;
+      if (!s.on) continue;
+      if (!any) sw.assign(size_t(B * W), -1);
+      any = true;
+      const auto p = ops::sample_params(s.config, s.step);
+      std::copy(p.begin(), p.end(), sp.begin() + long(i * ops::kSampleParams));
+      const size_t n = std::min(s.history.size(), size_t(W));
+      std::copy(s.history.end() - long(n), s.history.end(), sw.begin() + long((i + 1) * W - n));
+    }
+    // All 0: no draw (the op then ignores the row count, so an all-off block stays as it is).
+    if (any || !params_off_) exe_->set_input(g_.sample_params, {B, ops::kSampleParams}, std::span<const int32_t>(sp));
+    params_off_ = !any;
+    if (any) exe_->set_input(g_.sample_window, {B, W}, std::span<const int32_t>(sw));
     // A step that writes slot 0 (other than eval's own chunks, which re-record it) makes eval's prefix stale.
     if (std::find(slot.begin(), slot.end(), 0) != slot.end()) cached_.clear();
     exe_->set_input(g_.tokens, {1, R}, std::span<const int32_t>(tok));
@@ -183,7 +208,8 @@ class BatchLlmImpl final : public BatchLlm {
     exe_->set_input(g_.out_rows, {B}, std::span<const int32_t>(outs));
     exe_->execute();
     StepOutput out;
-    out.argmax = exe_->read_i32(g_.next_token);
+    if (!all) out.argmax = exe_->read_i32(g_.next_token);
+    if (any) out.sampled = exe_->read_i32(g_.sampled);
     if (want_logits) out.logits = exe_->read_f32(g_.logits);
     return out;
   }
@@ -196,11 +222,12 @@ class BatchLlmImpl final : public BatchLlm {
   std::unique_ptr<webgpu::Device> dev_;
   std::unique_ptr<ExecutableGraph> exe_;
   struct Ids {
-    ValueId tokens, row_slots, row_pos, out_rows, logits, next_token;
+    ValueId tokens, row_slots, row_pos, out_rows, logits, next_token, sample_params, sample_window, sampled;
     int context, max_prefill;
     uint64_t weight_bytes;
   } g_{};
   int slots_ = 0;
+  bool params_off_ = false;      // the sample_params input holds no row that is on
   std::vector<int32_t> cached_;  // slot 0's tokens at positions 0.. (eval's prefix reuse)
   double load_seconds_ = 0;
 };

@@ -13,6 +13,7 @@
 #include <span>
 #include <vector>
 
+#include "ops/sampling/sampling.h"
 #include "wgrt/llm.h"
 
 namespace wgrt::models {
@@ -23,9 +24,20 @@ struct BatchRow {
   int pos = 0;        // 0..context()-1; rows of one slot in one step: consecutive positions, ascending
 };
 
+// One output row's seeded draw on the GPU (wgrt.sample in the serving-batch graph, per-row parameters).
+struct RowSampling {
+  bool on = false;            // false: the row is greedy (its token is StepOutput::argmax)
+  ops::SampleConfig config;   // temperature > 0 etc. (ranges as text::SamplerConfig; the step throws otherwise)
+  uint64_t step = 0;          // the Philox counter: the same (seed, step, logits) draw the same token in any batch
+  std::span<const int32_t> history;  // the sequence so far; its last kLlamaSampleWindow ids are the penalty window
+};
+
 struct StepOutput {
-  std::vector<int32_t> argmax;  // [outputs]: argmax of each wanted row's logits (-1: a NaN or infinite logit)
+  std::vector<int32_t> argmax;  // [outputs]: argmax of each wanted row's logits (-1: a NaN or infinite logit);
+                                // empty when every output row was drawn on the GPU
   std::vector<float> logits;    // [outputs, vocab] f32 when want_logits, else empty
+  std::vector<int32_t> sampled; // [outputs] when a row of `sampling` was on: the draw (-1: off row, or a NaN /
+                                // infinite logit, or every logit -inf), else empty
 };
 
 class BatchLlm : public Llm {
@@ -37,9 +49,15 @@ class BatchLlm : public Llm {
   virtual int slots() const = 0;
   virtual int max_rows() const = 0;  // rows per step (R)
   // Writes each row's keys/values at (slot, pos) and returns the outputs of rows out_rows (indices into rows,
-  // at most slots() of them), in that order. Throws InvalidArgument (no rows, too many rows or outputs, an id
-  // outside the vocabulary, a bad out_rows index), LimitError (slot or position out of range).
-  virtual StepOutput step(std::span<const BatchRow> rows, std::span<const int> out_rows, bool want_logits) = 0;
+  // at most slots() of them), in that order. sampling: empty, or one entry per output row (its GPU draw; only
+  // B token ids are read back when no logits are wanted). Throws InvalidArgument (no rows, too many rows or
+  // outputs, an id outside the vocabulary, a bad out_rows index, a sampling list of another length or a
+  // parameter out of range), LimitError (slot or position out of range).
+  virtual StepOutput step(std::span<const BatchRow> rows, std::span<const int> out_rows, bool want_logits,
+                          std::span<const RowSampling> sampling = {}) = 0;
+  // Whether the device's policy draws on the GPU (Tuning::gpu_sampling, WGRT_GPU_SAMPLING; off on CPU
+  // adapters, where reading the logits back costs nothing and the CPU sampler is faster).
+  virtual bool gpu_sampling() const = 0;
 };
 
 }  // namespace wgrt::models

@@ -150,22 +150,30 @@ class Builder {
     ValueId bias = bias_name.empty() || !w_.has(bias_name) ? g().none() : vector(bias_name);
     ValueId nw = norm_name.empty() ? g().none() : vector(norm_name);
     ValueId y = g().tensor(DType::F32, like(x, act ? m.n / 2 : m.n), label);
-    g().op("wgrt.linear_q4gsw_fused.default",
-           {x, m.weight, m.scales, g().int_value(32), bias, nw, g().real(cfg_.rms_eps), residual < 0 ? g().none() : residual,
-            g().int_value(act), y},
-           label);
+    const ValueId res = residual < 0 ? g().none() : residual;
+    if (m.wtype >= 0)
+      g().op("wgrt.linear_ggml_fused.default", {x, m.weight, g().int_value(m.wtype), g().int_value(m.n), bias, nw,
+             g().real(cfg_.rms_eps), res, g().int_value(act), y}, label);
+    else
+      g().op("wgrt.linear_q4gsw_fused.default", {x, m.weight, m.scales, g().int_value(32), bias, nw,
+             g().real(cfg_.rms_eps), res, g().int_value(act), y}, label);
     return y;
   }
 
-  // The fused layer body applies (LlamaGraphOptions::fuse): every layer matrix q4gsw, gate/up stackable, no
-  // post-norms, one sequence.
+  // The fused layer body applies (LlamaGraphOptions::fuse): every layer matrix q4gsw or in a block format of
+  // the fused block GEMV (ops::ggml_gemv_blocks_type: wgrt.linear_ggml_fused), gate/up stackable (same type),
+  // no post-norms, one sequence.
   bool fusable() {
     if (!o_.fuse || cfg_.post_norms || o_.slots > 0) return false;
+    auto fused_kernel = [&](const WeightTensor& t) {
+      return keeps_q4(t) || (keeps_blocks(t) && ops::ggml_gemv_blocks_type(int64_t(t.type)));
+    };
     for (int l = 0; l < cfg_.n_layers; ++l) {
       const std::string p = fmt::format("blk.{}.", l);
       for (const char* t : {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"})
-        if (!keeps_q4(w_.get(p + t))) return false;
-      if (w_.get(p + "ffn_gate").cols() != w_.get(p + "ffn_up").cols()) return false;
+        if (!fused_kernel(w_.get(p + t))) return false;
+      const WeightTensor &gate = w_.get(p + "ffn_gate"), &up = w_.get(p + "ffn_up");
+      if (gate.cols() != up.cols() || gate.type != up.type) return false;
     }
     return true;
   }
@@ -357,16 +365,18 @@ class Builder {
     g().op("wgrt.argmax_checked.default", {out_.logits, g().int_value(-1), g().boolean(false), out_.next_token}, "argmax");
     g().output(out_.logits);
     g().output(out_.next_token);
-    if (N == 0) {  // single sequence: the seeded GPU draw (off until its params say on)
-      out_.sample_params = g().input("sample_params", DType::I32, {ops::kSampleParams});
-      out_.sample_window = g().input("sample_window", DType::I32, {kLlamaSampleWindow});
-      out_.sampled = g().tensor(DType::I32, {1}, "sampled");
-      out_.sample_window_out = g().tensor(DType::I32, {kLlamaSampleWindow}, "sample_window_out");
-      g().op("wgrt.sample.default", {out_.logits, out_.sample_params, out_.sample_window, out_.sampled,
-                                     out_.sample_window_out, g().none()}, "sample");
-      g().output(out_.sampled);
-      g().output(out_.sample_window_out);
-    }
+    // The seeded GPU draw (off until its params say on): single sequence, one params row and a window fed back
+    // on the GPU; serving batch, one params row and penalty window per output row (set by the host each step).
+    const Dims pd = N == 0 ? Dims{ops::kSampleParams} : Dims{N, ops::kSampleParams};
+    const Dims wd = N == 0 ? Dims{kLlamaSampleWindow} : Dims{N, kLlamaSampleWindow};
+    out_.sample_params = g().input("sample_params", DType::I32, pd);
+    out_.sample_window = g().input("sample_window", DType::I32, wd);
+    out_.sampled = g().tensor(DType::I32, {std::max(N, 1)}, "sampled");
+    out_.sample_window_out = g().tensor(DType::I32, wd, "sample_window_out");
+    g().op("wgrt.sample.default", {out_.logits, out_.sample_params, out_.sample_window, out_.sampled,
+                                   out_.sample_window_out, g().none()}, "sample");
+    g().output(out_.sampled);
+    g().output(out_.sample_window_out);
   }
 
  private:

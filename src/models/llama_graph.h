@@ -49,8 +49,9 @@ struct LlamaGraphOptions {
   // (wgrt.rope_rows) and attention per row over its own slot (wgrt.sdpa_batched). logits [B, vocab],
   // next_token [B]. Rows of one slot in one execute must be consecutive positions (a prefill chunk).
   int slots = 0;
-  // Fused layer body (default) when every layer matrix is q4gsw, gate/up stack and the family has no post-norms:
-  // wgrt.linear_q4gsw_fused takes each block's RMSNorm into the q/k/v and gate/up linears, SwiGLU/GeGLU into
+  // Fused layer body (default) when every layer matrix is q4gsw or of a block type of the fused block GEMV
+  // (Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K: wgrt.linear_ggml_fused), gate/up stack and the family has no post-norms:
+  // wgrt.linear_q4gsw_fused (or _ggml_fused) takes each block's RMSNorm into the q/k/v and gate/up linears, SwiGLU/GeGLU into
   // the gate/up linear and the residual adds into the o-proj and down-proj linears (in decode: q, k, v, RoPE,
   // SDPA, o, gate/up, down = 8 dispatches per layer instead of 11). false: the separate ops (tests compare them).
   bool fuse = true;
@@ -66,6 +67,9 @@ struct LlamaGraph {
   // sample_params (input i32 [16], ops::sample_params) says on: `sampled` i32 [1] is the seeded draw from the
   // logits with the repetition penalty over sample_window (input i32 [kLlamaSampleWindow], live length = the
   // penalty window); sample_window_out is the next step's window (fed back on the GPU).
+  // Serving batch (slots N > 0): the same op per output row: sample_params i32 [B, 16] (a row whose [0] is 0
+  // is off: sampled -1, its token is next_token's), sample_window i32 [B, kLlamaSampleWindow] (or [1, W]
+  // while no row is on), sampled i32 [B]; window_out unused (the host sets each row's window every step).
   ValueId sample_params = -1, sample_window = -1, sampled = -1, sample_window_out = -1;
   ValueId row_slots = -1, row_pos = -1, out_rows = -1;  // serving batch inputs (LlamaGraphOptions::slots > 0)
   int context = 0, max_prefill = 0;

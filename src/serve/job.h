@@ -20,6 +20,7 @@ struct GenParams {
   int top_k = 0;
   float top_p = 1.0f;
   float min_p = 0.0f;
+  float repetition_penalty = 1.0f;  // "repeat_penalty" (llama-server's name); over the last 64 tokens; 1: off
   uint64_t seed = 0;
   std::vector<std::string> stop;
   bool ignore_eos = false;    // llama-server's extension: end tokens do not end the request (benchmarks)

@@ -90,6 +90,8 @@ ParsedRequest parse_request(const std::string& text, bool chat) {
   if (body.contains("temperature") && !body["temperature"].is_null()) g.temperature = float(number(body, "temperature", 0, 2, false));
   if (body.contains("top_p") && !body["top_p"].is_null()) g.top_p = float(number(body, "top_p", 0, 1, true));
   if (body.contains("min_p") && !body["min_p"].is_null()) g.min_p = float(number(body, "min_p", 0, 1, false));
+  if (body.contains("repeat_penalty") && !body["repeat_penalty"].is_null())
+    g.repetition_penalty = float(number(body, "repeat_penalty", 0, 10, true));
   if (body.contains("top_k") && !body["top_k"].is_null()) g.top_k = int(std::min<int64_t>(integer(body, "top_k", 0), 1 << 30));
   if (body.contains("seed") && !body["seed"].is_null()) {
     if (!body["seed"].is_number_integer()) throw bad("seed", "'seed' must be an integer");
@@ -115,8 +117,10 @@ ParsedRequest parse_request(const std::string& text, bool chat) {
     if (!body["ignore_eos"].is_boolean()) throw bad("ignore_eos", "'ignore_eos' must be true or false");
     g.ignore_eos = body["ignore_eos"].get<bool>();
   }
-  if (body.contains("n") && !body["n"].is_null() && (!body["n"].is_number_integer() || body["n"].get<int64_t>() != 1))
-    throw bad("n", "only n = 1 is supported");
+  if (body.contains("n") && !body["n"].is_null()) {
+    r.n = int(std::min<int64_t>(integer(body, "n", 1), kMaxChoices + 1));
+    if (r.n > kMaxChoices) throw bad("n", fmt::format("'n' must be at most {}", kMaxChoices));
+  }
   return r;
 }
 
@@ -124,10 +128,13 @@ json error_body(const std::string& message, const std::string& type, const std::
   return {{"error", {{"message", message}, {"type", type}, {"param", param.empty() ? json(nullptr) : json(param)}, {"code", code}}}};
 }
 
-json usage_json(const JobResult& r) {
+json usage_json(std::span<const JobResult> results) {
+  int completion = 0;
+  for (const JobResult& r : results) completion += r.completion_tokens;
+  const JobResult& r = results.front();  // every choice has the same prompt
   return {{"prompt_tokens", r.prompt_tokens},
-          {"completion_tokens", r.completion_tokens},
-          {"total_tokens", r.prompt_tokens + r.completion_tokens},
+          {"completion_tokens", completion},
+          {"total_tokens", r.prompt_tokens + completion},
           {"prompt_tokens_details", {{"cached_tokens", r.cached_tokens}}}};
 }
 
@@ -138,20 +145,24 @@ static json base(const ParsedRequest& req, const ResponseIds& ids, bool streamed
           {"model", ids.model}};
 }
 
-json full_response(const ParsedRequest& req, const ResponseIds& ids, const JobResult& r) {
+json full_response(const ParsedRequest& req, const ResponseIds& ids, std::span<const JobResult> results) {
   json j = base(req, ids, false);
-  json choice = {{"index", 0}, {"finish_reason", r.finish_reason}, {"logprobs", nullptr}};
-  if (req.chat) choice["message"] = {{"role", "assistant"}, {"content", r.text}};
-  else choice["text"] = r.text;
-  j["choices"] = json::array({choice});
-  j["usage"] = usage_json(r);
+  j["choices"] = json::array();
+  for (size_t i = 0; i < results.size(); ++i) {
+    const JobResult& r = results[i];
+    json choice = {{"index", i}, {"finish_reason", r.finish_reason}, {"logprobs", nullptr}};
+    if (req.chat) choice["message"] = {{"role", "assistant"}, {"content", r.text}};
+    else choice["text"] = r.text;
+    j["choices"].push_back(choice);
+  }
+  j["usage"] = usage_json(results);
   return j;
 }
 
 json chunk(const ParsedRequest& req, const ResponseIds& ids, const std::string& text, const std::string& finish_reason,
-           bool first) {
+           bool first, int index) {
   json j = base(req, ids, true);
-  json choice = {{"index", 0}, {"finish_reason", finish_reason.empty() ? json(nullptr) : json(finish_reason)}, {"logprobs", nullptr}};
+  json choice = {{"index", index}, {"finish_reason", finish_reason.empty() ? json(nullptr) : json(finish_reason)}, {"logprobs", nullptr}};
   if (req.chat) {
     json delta = json::object();
     if (first) delta["role"] = "assistant";
@@ -164,10 +175,10 @@ json chunk(const ParsedRequest& req, const ResponseIds& ids, const std::string& 
   return j;
 }
 
-json usage_chunk(const ParsedRequest& req, const ResponseIds& ids, const JobResult& r) {
+json usage_chunk(const ParsedRequest& req, const ResponseIds& ids, std::span<const JobResult> results) {
   json j = base(req, ids, true);
   j["choices"] = json::array();
-  j["usage"] = usage_json(r);
+  j["usage"] = usage_json(results);
   return j;
 }
 

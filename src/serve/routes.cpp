@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -80,78 +81,121 @@ void handle_completion(ServeState& st, const httplib::Request& rq, httplib::Resp
     res.set_header("X-Wgrt-Max-Tokens-Clamped", std::to_string(room));
     p.max_tokens = room;
   }
-  auto job = std::make_shared<Job>(std::move(ids), p);
-  switch (sched.submit(job)) {
-    case Scheduler::Admit::QueueFull:
+  if (req->n > llm.slots())
+    return send_error(res, 400, fmt::format("'n' is {} but the server runs {} sequences at once (--parallel): ask for at most {}",
+                                            req->n, llm.slots(), llm.slots()), "invalid_request_error", "n");
+  // n choices: n sequences of the same prompt (choice i draws with seed + i), each in its own slot.
+  auto jobs = std::make_shared<std::vector<std::shared_ptr<Job>>>();
+  for (int i = 0; i < req->n; ++i) {
+    GenParams pi = p;
+    pi.seed = p.seed + uint64_t(i);
+    auto job = std::make_shared<Job>(ids, pi);
+    const Scheduler::Admit a = sched.submit(job);
+    if (a != Scheduler::Admit::Ok) {
+      for (auto& j : *jobs) j->cancel = true;
+      if (a == Scheduler::Admit::ShuttingDown) return send_error(res, 503, "the server is shutting down", "unavailable_error");
       res.set_header("Retry-After", "1");
       return send_error(res, 503, "all slots are busy and the queue is full: retry later", "unavailable_error");
-    case Scheduler::Admit::ShuttingDown:
-      return send_error(res, 503, "the server is shutting down", "unavailable_error");
-    case Scheduler::Admit::Ok:
-      break;
+    }
+    jobs->push_back(std::move(job));
   }
+  auto all_done = [jobs] {
+    return std::all_of(jobs->begin(), jobs->end(), [](const auto& j) { return j->done(); });
+  };
+  auto results = [jobs] {
+    std::vector<JobResult> r;
+    for (const auto& j : *jobs) r.push_back(j->result());
+    return r;
+  };
+  auto cancel_all = [jobs] {
+    for (auto& j : *jobs) j->cancel = true;
+  };
   auto ids_out = std::make_shared<ResponseIds>();
   ids_out->id = fmt::format("{}-{}", chat ? "chatcmpl" : "cmpl", st.next_id.fetch_add(1));
   ids_out->model = st.model_id;
   ids_out->created = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   using namespace std::chrono_literals;
   if (!req->stream) {
-    while (!job->done()) {
-      job->next(100ms);
+    while (!all_done()) {
+      for (auto& j : *jobs)
+        while (!j->done() && j->next(100ms)) {
+        }
       if (st.stopped.load()) {
-        job->cancel = true;
+        cancel_all();
         return send_error(res, 503, "the server stopped before the request finished", "unavailable_error");
       }
     }
-    JobResult r = job->result();
-    if (!r.error.empty()) return send_error(res, 500, r.error, "server_error");
+    const std::vector<JobResult> r = results();
+    for (const JobResult& x : r)
+      if (!x.error.empty()) return send_error(res, 500, x.error, "server_error");
     res.set_content(full_response(*req, *ids_out, r).dump(-1, ' ', false, json::error_handler_t::replace), kJson);
     return;
   }
-  // Streaming: the provider runs on this connection's thread until the job ends or the client goes away.
+  // Streaming: the provider runs on this connection's thread until every choice ends or the client goes away.
+  // Pieces of the n choices interleave as they come, each chunk naming its choice's index.
   ++st.in_flight;  // held until the stream ends (released below)
   auto first = std::make_shared<bool>(true);
+  auto ended = std::make_shared<std::vector<bool>>(jobs->size(), false);
   res.set_header("Cache-Control", "no-cache");
   res.set_header("X-Accel-Buffering", "no");
   res.set_chunked_content_provider(
       "text/event-stream",
-      [&st, job, req, ids_out, first](size_t, httplib::DataSink& sink) {
+      [&st, jobs, req, ids_out, first, ended, results, cancel_all](size_t, httplib::DataSink& sink) {
         auto write = [&](const std::string& s) {
           if (!sink.write(s.data(), s.size())) {
-            job->cancel = true;  // the client is gone: free the slot
+            cancel_all();  // the client is gone: free the slots
             return false;
           }
           return true;
         };
         if (*first) {
           *first = false;
-          if (req->chat && !write(sse_event(chunk(*req, *ids_out, "", "", true)))) return false;
+          for (int i = 0; req->chat && i < int(jobs->size()); ++i)
+            if (!write(sse_event(chunk(*req, *ids_out, "", "", true, i)))) return false;
         }
-        while (!job->done()) {
+        for (;;) {
           if (st.stopped.load()) {
-            job->cancel = true;
+            cancel_all();
             return false;
           }
-          if (std::optional<std::string> piece = job->next(100ms)) {
-            if (!write(sse_event(chunk(*req, *ids_out, *piece, "", false)))) return false;
-          } else if (!sink.is_writable()) {
-            job->cancel = true;
+          bool open = false, wrote = false;
+          for (size_t i = 0; i < jobs->size(); ++i) {
+            if ((*ended)[i]) continue;
+            Job& job = *(*jobs)[i];
+            // One choice: wait briefly on it, then take what the others have without waiting.
+            std::optional<std::string> piece = job.next(wrote ? 0ms : 100ms / int(jobs->size()));
+            for (; piece; piece = job.next(0ms)) {
+              if (!write(sse_event(chunk(*req, *ids_out, *piece, "", false, int(i))))) return false;
+              wrote = true;
+            }
+            if (!job.done()) {
+              open = true;
+              continue;
+            }
+            (*ended)[i] = true;
+            JobResult r = job.result();
+            if (!r.error.empty()) {
+              write(sse_event(error_body(r.error, "server_error", "", 500)));
+              cancel_all();
+              write(kSseDone);
+              sink.done();
+              return true;
+            }
+            if (!write(sse_event(chunk(*req, *ids_out, "", r.finish_reason, false, int(i))))) return false;
+          }
+          if (!open) break;
+          if (!wrote && !sink.is_writable()) {
+            cancel_all();
             return false;
           }
         }
-        JobResult r = job->result();
-        if (!r.error.empty()) {
-          write(sse_event(error_body(r.error, "server_error", "", 500)));
-        } else {
-          if (!write(sse_event(chunk(*req, *ids_out, "", r.finish_reason, false)))) return false;
-          if (req->include_usage && !write(sse_event(usage_chunk(*req, *ids_out, r)))) return false;
-        }
+        if (req->include_usage && !write(sse_event(usage_chunk(*req, *ids_out, results())))) return false;
         if (!write(kSseDone)) return false;
         sink.done();
         return true;
       },
-      [&st, job](bool success) {
-        if (!success) job->cancel = true;
+      [&st, cancel_all](bool success) {
+        if (!success) cancel_all();
         --st.in_flight;
       });
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/llama_graph.h"
 #include "text/sampler.h"
 #include "text/stop_strings.h"
 #include "text/utf8_stream.h"
@@ -127,7 +128,8 @@ void Scheduler::admit_locked() {
     const GenParams& p = job->params;
     if (p.temperature > 0)
       q->sampler = std::make_unique<text::Sampler>(text::SamplerConfig{
-          .temperature = p.temperature, .top_k = p.top_k, .top_p = p.top_p, .min_p = p.min_p, .seed = p.seed});
+          .temperature = p.temperature, .top_k = p.top_k, .top_p = p.top_p, .min_p = p.min_p,
+          .repetition_penalty = p.repetition_penalty, .penalty_last_n = int32_t(models::kLlamaSampleWindow), .seed = p.seed});
     slot_busy_[size_t(best)] = true;
     slot_cache_[size_t(best)].resize(q->ran);
     st_.prompt_tokens += job->prompt.size();
@@ -212,7 +214,22 @@ bool Scheduler::step() {
   for (Seq* s : who) sample |= s->sampler != nullptr;
   const bool none_out = outs.empty();
   if (none_out) outs.push_back(0);  // only partial prefills: one output nobody reads
-  models::StepOutput out = llm_.step(rows, outs, sample);
+  // GPU sampling (the device's policy): each sampled row draws inside the step with its own parameters and
+  // counter (its position), so only B token ids come back; else the logits come back for the CPU sampler.
+  const bool gpu = sample && !none_out && llm_.gpu_sampling();
+  std::vector<models::RowSampling> draws;
+  if (gpu)
+    for (Seq* s : who) {
+      const GenParams& p = s->job->params;
+      models::RowSampling d;
+      d.on = s->sampler != nullptr;
+      d.config = {.temperature = p.temperature, .top_k = p.top_k, .top_p = p.top_p, .min_p = p.min_p,
+                  .repetition_penalty = p.repetition_penalty, .seed = p.seed};
+      d.step = uint64_t(s->tokens.size());
+      d.history = s->tokens;
+      draws.push_back(d);
+    }
+  models::StepOutput out = llm_.step(rows, outs, sample && !gpu, draws);
   for (size_t k = 0; k < live.size(); ++k) live[k]->ran += advance[k];  // now in the KV cache
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -223,8 +240,8 @@ bool Scheduler::step() {
   const size_t vocab = size_t(llm_.vocab_size());
   for (size_t i = 0; i < who.size(); ++i) {
     Seq& s = *who[i];
-    int32_t tok = out.argmax[i];
-    if (s.sampler) {
+    int32_t tok = gpu && s.sampler ? out.sampled[i] : out.argmax[i];
+    if (s.sampler && !gpu) {
       std::span<const float> lg(out.logits.data() + i * vocab, vocab);
       if (std::any_of(lg.begin(), lg.end(), [](float v) { return !std::isfinite(v); })) tok = -1;
       else tok = s.sampler->sample(lg, s.tokens);

@@ -88,6 +88,12 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
     t.gemm.mmq_min_tiles = mmq;
   }
   if (o.sdpa_legacy) t.sdpa_legacy = *o.sdpa_legacy;
+  if (o.sdpa_decode_kernel) t.sdpa_decode_kernel = *o.sdpa_decode_kernel;
+  if (o.sdpa_split) {
+    t.sdpa_split_min_context = (*o.sdpa_split)[0];
+    t.sdpa_split_min_chunk = (*o.sdpa_split)[1];
+    t.sdpa_split_target_workgroups = (*o.sdpa_split)[2];
+  }
   if (o.gemm_big_min_tiles) t.gemm.big_min_tiles = *o.gemm_big_min_tiles;
   if (o.gemm_mmq_min_tiles) t.gemm.mmq_min_tiles = *o.gemm_mmq_min_tiles;
   if (o.max_binding_bytes && *o.max_binding_bytes < t.max_binding_bytes) t.max_binding_bytes = *o.max_binding_bytes;
@@ -122,8 +128,9 @@ std::string Tuning::describe() const {
                    max_binding_bytes, fused_gemv ? "on" : "off");
   s += fmt::format("block-format GEMV: {}\n", ggml_gemv_blocks ? fmt::format("blocks (gemv_kq, RPT {}) where the type has it", ggml_gemv_rpt)
                                                            : std::string("generic"));
-  s += fmt::format("attention: {}; split-KV decode from {} keys (chunks >= {} keys, ~{} workgroups); prefill chunk {} tokens\n",
-                   sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash", sdpa_split_min_context,
+  s += fmt::format("attention: {}{}; split-KV decode from {} keys (chunks >= {} keys, ~{} workgroups); prefill chunk {} tokens\n",
+                   sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash",
+                   sdpa_decode_kernel ? " (decode kernel where D % 4 == 0)" : "", sdpa_split_min_context,
                    sdpa_split_min_chunk, sdpa_split_target_workgroups, prefill_chunk);
   s += fmt::format("submit chunk: {}; decode pipeline: {}; sampling: {}\n",
                    submit_chunk ? fmt::format("{} dispatches", submit_chunk) : std::string("one submit per execute"),

@@ -34,6 +34,7 @@
 // InvalidArgument at Device creation. Tests and tools build or modify a Tuning and install it with
 // Device::set_tuning. Plain data: copyable, no locking (one thread drives a Device).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -104,6 +105,8 @@ struct TuningOverrides {
   std::optional<bool> ggml_gemv_blocks;           // WGRT_GEMV_GGML = blocks[,RPT] | generic
   std::optional<uint32_t> ggml_gemv_rpt;          // ... its RPT (1, 2 or 4)
   std::optional<bool> sdpa_legacy;                // WGRT_SDPA = flash | legacy
+  std::optional<bool> sdpa_decode_kernel;         // WGRT_SDPA_DECODE = 0 | 1
+  std::optional<std::array<int64_t, 3>> sdpa_split;  // WGRT_SDPA_SPLIT = MIN_CONTEXT,MIN_CHUNK,TARGET_WORKGROUPS
   std::optional<uint32_t> gemm_big_min_tiles;     // WGRT_GEMM_BIG = tiles (0 = off)
   std::optional<uint32_t> gemm_mmq_min_tiles;     // WGRT_GEMM_MMQ = tiles (0 = off)
 };
@@ -128,16 +131,18 @@ struct Tuning {
   GemmTuning gemm;                 // the GEMM kernel (linear prefill, matmul, encoder attention)
   bool gemm_cpu_supported = false; // subgroups of >= 8 lanes (the Cpu GEMM broadcasts lanes 0..7)
   uint64_t max_binding_bytes = 0;  // weights are split along N into bindings of at most this many bytes
-  // wgrt.linear_q4gsw_fused on the GEMV route (M <= gemv_max_rows): RMSNorm and GLU inside the GEMV dispatch
-  // (gemv_q4_fuse.wgsl); off: the norm and the GLU run as their own dispatches (the residual stays in the GEMV).
+  // wgrt.linear_q4gsw_fused and wgrt.linear_ggml_fused on the GEMV route (M <= gemv_max_rows): RMSNorm and GLU
+  // inside the GEMV dispatch (gemv_q4_fuse.wgsl's hooks); off: the norm and the GLU run as their own dispatches
+  // (the residual stays in the GEMV), and Llm builds the unfused layer body.
   bool fused_gemv = true;
   // ---- attention (ops/attention) ----
   // llama.sdpa_with_kv_cache (flash attention, ops/attention/sdpa.cpp plan_flash):
   int64_t sdpa_split_min_context = 256;      // decode (S == 1) splits the keys from this many keys of context
-  int64_t sdpa_split_min_chunk = 64;         // ... into chunks of at least this many keys
+  int64_t sdpa_split_min_chunk = 128;        // ... into chunks of at least this many keys (one decode tile)
   int64_t sdpa_split_target_workgroups = 512;  // ... enough chunks for about this many workgroups
   int64_t sdpa_narrow_max_rows = 4;          // narrow blocks (4 rows) when S * Hq/Hkv <= this, else 16-row blocks
   bool sdpa_legacy = false;                  // scores-in-scratch route (sdpa.wgsl) where its scratch fits
+  bool sdpa_decode_kernel = true;            // decode (S == 1, D % 4 == 0) on sdpa_decode.wgsl, else sdpa_flash.wgsl
   SdpaEncoderRoute sdpa_encoder_route = SdpaEncoderRoute::Auto;
   uint64_t sdpa_encoder_score_bytes = uint64_t(64) << 20;  // GEMM route: score scratch bound (query-row chunks)
   int64_t sdpa_encoder_split_max_rows = 512;   // Auto: split-K serves B*H*Sq <= this many query rows ...

@@ -114,6 +114,17 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     else if (*v == "legacy") o.sdpa_legacy = true;
     else bad("WGRT_SDPA", *v, "flash or legacy");
   }
+  if (auto v = get("WGRT_SDPA_DECODE")) {
+    auto l = parse_list(*v, 1, 1, 1);
+    if (!l) bad("WGRT_SDPA_DECODE", *v, "0 or 1");
+    o.sdpa_decode_kernel = (*l)[0] == 1;
+  }
+  if (auto v = get("WGRT_SDPA_SPLIT")) {
+    const char* form = "MIN_CONTEXT,MIN_CHUNK,TARGET_WORKGROUPS (keys, keys >= 1, workgroups >= 1)";
+    auto l = parse_list(*v, 3, 3, uint64_t(1) << 30);
+    if (!l || (*l)[1] == 0 || (*l)[2] == 0) bad("WGRT_SDPA_SPLIT", *v, form);
+    o.sdpa_split = std::array<int64_t, 3>{int64_t((*l)[0]), int64_t((*l)[1]), int64_t((*l)[2])};
+  }
   if (auto v = get("WGRT_MAX_BINDING_BYTES")) {
     auto l = parse_list(*v, 1, 1, uint64_t(1) << 48);
     if (!l || (*l)[0] == 0) bad("WGRT_MAX_BINDING_BYTES", *v, "a whole number of bytes > 0");

@@ -33,30 +33,38 @@ struct GpuRun {
   std::vector<int32_t> window_out;
 };
 
-GpuRun run_sample(int64_t R, int64_t V, const std::vector<float>& logits, const ops::SampleConfig& c, uint64_t step,
-                  const std::vector<int32_t>& window, bool want_probs = true) {
+// The op on one graph: params of dims pd (max = live), a window input of max dims wmax set at live dims wd.
+GpuRun run_op(int64_t R, int64_t V, const std::vector<float>& logits, const Dims& pd, const std::vector<int32_t>& params,
+              const Dims& wmax, const Dims& wd, const std::vector<int32_t>& window, bool want_probs) {
   Graph g;
   ValueId x = g.input("logits", DType::F32, {R, V});
-  ValueId params = g.input("params", DType::I32, {ops::kSampleParams});
-  ValueId win = g.input("window", DType::I32, {kWindow});
+  ValueId par = g.input("params", DType::I32, pd);
+  ValueId win = g.input("window", DType::I32, wmax);
   ValueId out = g.tensor(DType::I32, {R}, "out");
-  ValueId wout = g.tensor(DType::I32, {kWindow}, "window_out");
+  ValueId wout = g.tensor(DType::I32, wmax, "window_out");
   ValueId probs = want_probs ? g.tensor(DType::F32, {R, V}, "probs") : g.none();
-  g.op("wgrt.sample.default", {x, params, win, out, wout, probs}, "sample");
+  g.op("wgrt.sample.default", {x, par, win, out, wout, probs}, "sample");
   g.output(out);
   g.output(wout);
   if (want_probs) g.output(probs);
   auto exe = ExecutableGraph::build(std::move(g), gpu());
   exe->set_input(x, {R, V}, std::span<const float>(logits));
-  auto p = ops::sample_params(c, step);
-  exe->set_input(params, {ops::kSampleParams}, std::span<const int32_t>(p));
-  exe->set_input(win, {int64_t(window.size())}, std::span<const int32_t>(window));
+  exe->set_input(par, pd, std::span<const int32_t>(params));
+  exe->set_input(win, wd, std::span<const int32_t>(window));
   exe->execute();
   GpuRun r;
   r.tokens = exe->read_i32(out);
   r.window_out = exe->read_i32(wout);
   if (want_probs) r.probs = exe->read_f32(probs);
   return r;
+}
+
+// One params set for every row, one shared window (the single-sequence form).
+GpuRun run_sample(int64_t R, int64_t V, const std::vector<float>& logits, const ops::SampleConfig& c, uint64_t step,
+                  const std::vector<int32_t>& window, bool want_probs = true) {
+  const auto p = ops::sample_params(c, step);
+  return run_op(R, V, logits, {ops::kSampleParams}, std::vector<int32_t>(p.begin(), p.end()), {kWindow},
+                {int64_t(window.size())}, window, want_probs);
 }
 
 text::SamplerConfig cpu_config(const ops::SampleConfig& c, size_t window) {
@@ -311,4 +319,76 @@ TEST(GpuSampling, RejectsBadParameters) {
   EXPECT_THROW(run_sample(1, 10, x, {.temperature = 1.0f, .top_p = 0.0f}, 0, {}), InvalidArgument);
   EXPECT_THROW(run_sample(1, 10, x, {.temperature = 1.0f, .min_p = 1.5f}, 0, {}), InvalidArgument);
   EXPECT_THROW(run_sample(1, 10, x, {.temperature = 1.0f, .repetition_penalty = 0.0f}, 0, {}), InvalidArgument);
+}
+
+// Per-row parameters (params [R, 16], window [R, W]: the serving batch): each row follows its own config,
+// penalty window and counter; an off row gives -1; a row draws the same token as when it runs alone.
+namespace {
+
+struct RowCase {
+  bool on;
+  ops::SampleConfig c;
+  uint64_t step;
+  std::vector<int32_t> window;  // at most kWindow, oldest first
+};
+
+GpuRun run_rows(int64_t V, const std::vector<float>& logits, const std::vector<RowCase>& rows, bool want_probs) {
+  const int64_t R = int64_t(rows.size());
+  std::vector<int32_t> p, w;
+  for (const RowCase& rc : rows) {
+    std::array<int32_t, ops::kSampleParams> q{};
+    if (rc.on) q = ops::sample_params(rc.c, rc.step);
+    p.insert(p.end(), q.begin(), q.end());
+    std::vector<int32_t> row(size_t(kWindow), -1);
+    std::copy(rc.window.begin(), rc.window.end(), row.end() - long(rc.window.size()));
+    w.insert(w.end(), row.begin(), row.end());
+  }
+  return run_op(R, V, logits, {R, ops::kSampleParams}, p, {R, kWindow}, {R, kWindow}, w, want_probs);
+}
+
+}  // namespace
+
+TEST(GpuSampling, PerRowParametersWindowsAndCounters) {
+  const int64_t V = 4099;  // two chunks
+  const std::vector<int32_t> w1 = {3, 17, 3, 500}, w3 = {4000, 1, 2};
+  const std::vector<RowCase> rows = {
+      {true, {.temperature = 0.8f, .top_k = 40, .seed = 11}, 5, {}},
+      {true, {.temperature = 1.1f, .top_p = 0.9f, .repetition_penalty = 1.4f, .seed = 12}, 900, w1},
+      {false, {}, 0, {}},
+      {true, {.temperature = 0.6f, .top_k = 200, .top_p = 0.95f, .min_p = 0.02f, .repetition_penalty = 0.8f, .seed = 13}, 1,
+       w3},
+      {true, {.temperature = 1.0f, .top_k = 1, .seed = 14}, 77, {}},
+      {true, {.temperature = 1.5f, .seed = 15}, 3, {}},
+  };
+  const int64_t R = int64_t(rows.size());
+  std::vector<float> x;
+  for (int64_t r = 0; r < R; ++r) {
+    auto row = random_logits(size_t(V), uint32_t(300 + r), 2.0f);
+    row[3] = 5.0f;
+    row[500] = 4.5f;
+    row[4000] = 4.0f;
+    x.insert(x.end(), row.begin(), row.end());
+  }
+  const auto g = run_rows(V, x, rows, true);
+  for (int64_t r = 0; r < R; ++r) {
+    const RowCase& rc = rows[size_t(r)];
+    std::vector<float> row(x.begin() + r * V, x.begin() + (r + 1) * V);
+    if (!rc.on) {
+      EXPECT_EQ(g.tokens[size_t(r)], -1) << "off row";
+      continue;
+    }
+    expect_same_distribution(g, r, V, cpu_probs(row, rc.c, rc.window), fmt::format("row {}", r));
+    // Alone (params [16], window [W], one row) at the same step and seed: the same token.
+    std::vector<int32_t> win(size_t(kWindow), -1);
+    std::copy(rc.window.begin(), rc.window.end(), win.end() - long(rc.window.size()));
+    EXPECT_EQ(run_sample(1, V, row, rc.c, rc.step, win, false).tokens[0], g.tokens[size_t(r)]) << "row " << r;
+    // Each row's window_out: its own window shifted by one with its token appended.
+    std::vector<int32_t> want(win.begin() + 1, win.end());
+    want.push_back(g.tokens[size_t(r)]);
+    EXPECT_EQ(std::vector<int32_t>(g.window_out.begin() + r * kWindow, g.window_out.begin() + (r + 1) * kWindow), want)
+        << "row " << r;
+  }
+  // top_k 1 is the argmax.
+  const auto best = std::max_element(x.begin() + 4 * V, x.begin() + 5 * V) - (x.begin() + 4 * V);
+  EXPECT_EQ(g.tokens[4], int32_t(best));
 }

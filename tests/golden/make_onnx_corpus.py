@@ -154,3 +154,35 @@ save("opset18_forms", [
     [i64("ax1", [1]), i64("axl", [-1]), i64("pads", [1, 2, 0, 1]), i64("ax23", [2, 3]),
      numpy_helper.from_array(np.array(0.5, np.float32), "pv"), numpy_helper.from_array(np.array([2, 2], np.float32), "sc"),
      numpy_helper.from_array(np.array(1e-5, np.float32), "eps")], opset=18)
+
+# Exported-transformer node patterns (src/models/onnx_graph/fuse_patterns.h): MatMul + bias Add (bias on the left,
+# then a [1, 1, C] bias), erf GELU in torch's order (Div by sqrt 2) and in Hugging Face's (Mul by 1 / sqrt 2, the
+# 0.5 first); then two that must stay unfused: a bias of rank 4 on a rank-3 product (the Add broadcasts the
+# output up a rank) and a GELU-shaped chain whose last factor is 0.6, not 0.5.
+xp = helper.make_tensor_value_info("x", F, ["N", "T", 12])
+f32 = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
+save("linear_gelu_patterns", [
+    helper.make_node("MatMul", ["x", "w1"], ["h1"]),
+    helper.make_node("Add", ["b1", "h1"], ["a1"]),
+    helper.make_node("Div", ["a1", "sqrt2"], ["d1"]),
+    helper.make_node("Erf", ["d1"], ["e1"]),
+    helper.make_node("Add", ["e1", "one"], ["p1"]),
+    helper.make_node("Mul", ["a1", "p1"], ["m1"]),
+    helper.make_node("Mul", ["m1", "half"], ["g1"]),
+    helper.make_node("MatMul", ["g1", "w2"], ["h2"]),
+    helper.make_node("Add", ["h2", "b2"], ["a2"]),
+    helper.make_node("Mul", ["a2", "half"], ["hx"]),
+    helper.make_node("Mul", ["isqrt2", "a2"], ["d2"]),
+    helper.make_node("Erf", ["d2"], ["e2"]),
+    helper.make_node("Add", ["one", "e2"], ["p2"]),
+    helper.make_node("Mul", ["hx", "p2"], ["g2"]),
+    helper.make_node("MatMul", ["g2", "w3"], ["h3"]),
+    helper.make_node("Add", ["h3", "b3"], ["a3"]),
+    helper.make_node("Div", ["a3", "sqrt2"], ["d3"]),
+    helper.make_node("Erf", ["d3"], ["e3"]),
+    helper.make_node("Add", ["e3", "one"], ["p3"]),
+    helper.make_node("Mul", ["a3", "p3"], ["m3"]),
+    helper.make_node("Mul", ["m3", "c06"], ["y"]),
+], [xp], [y], [init("w1", (12, 20)), init("b1", (20,)), init("w2", (20, 12)), init("b2", (1, 1, 12)),
+               init("w3", (12, 12)), init("b3", (1, 1, 1, 12)), f32("sqrt2", np.sqrt(2.0)), f32("isqrt2", np.sqrt(0.5)),
+               f32("one", 1.0), f32("half", 0.5), f32("c06", 0.6)], opset=13)

@@ -14,7 +14,8 @@ using namespace wgrt::serve;
 
 TEST(ServeOpenai, ParsesTheDocumentedFields) {
   ParsedRequest r = parse_request(R"({"prompt":"hi","max_tokens":5,"temperature":0,"top_k":3,"top_p":0.5,"min_p":0.1,
-                                      "seed":9,"stop":["x",""],"stream":true,"stream_options":{"include_usage":true}})", false);
+                                      "seed":9,"stop":["x",""],"stream":true,"stream_options":{"include_usage":true},
+                                      "n":3,"repeat_penalty":1.25})", false);
   EXPECT_EQ(r.prompt, "hi");
   EXPECT_EQ(r.params.max_tokens, 5);
   EXPECT_EQ(r.params.temperature, 0.0f);
@@ -22,13 +23,16 @@ TEST(ServeOpenai, ParsesTheDocumentedFields) {
   EXPECT_EQ(r.params.seed, 9u);
   EXPECT_EQ(r.params.stop, std::vector<std::string>{"x"});  // empty stop strings are dropped
   EXPECT_TRUE(r.stream && r.include_usage);
+  EXPECT_EQ(r.n, 3);
+  EXPECT_EQ(r.params.repetition_penalty, 1.25f);
   ParsedRequest c = parse_request(R"({"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]})", true);
   ASSERT_EQ(c.messages.size(), 1u);
   EXPECT_EQ(c.messages[0].content, "ab");
   EXPECT_EQ(c.params.max_tokens, -1);
   EXPECT_EQ(c.params.temperature, 1.0f);  // OpenAI's default
   for (const char* bad : {"", "null", "{\"prompt\":\"x\",\"max_tokens\":1.5}", "{\"prompt\":\"x\",\"seed\":\"1\"}",
-                          "{\"prompt\":\"x\",\"min_p\":2}", "{\"prompt\":[\"a\",\"b\"]}"}) {
+                          "{\"prompt\":\"x\",\"min_p\":2}", "{\"prompt\":[\"a\",\"b\"]}", "{\"prompt\":\"x\",\"n\":0}",
+                          "{\"prompt\":\"x\",\"n\":17}", "{\"prompt\":\"x\",\"repeat_penalty\":0}"}) {
     try {
       parse_request(bad, false);
       ADD_FAILURE() << bad << " accepted";
@@ -61,6 +65,8 @@ TEST(ServeOpenai, MutatedCorpusIsParsedOrRefusedWith400) {
       ParsedRequest r = parse_request(s.substr(1), s[0] % 2 == 0);
       EXPECT_TRUE(r.params.max_tokens == -1 || r.params.max_tokens >= 1);
       EXPECT_TRUE(r.params.top_p > 0 && r.params.top_p <= 1);
+      EXPECT_TRUE(r.n >= 1 && r.n <= kMaxChoices);
+      EXPECT_TRUE(r.params.repetition_penalty > 0 && r.params.repetition_penalty <= 10);
       ++parsed;
     } catch (const ApiError& e) {
       EXPECT_EQ(e.status, 400);

@@ -4,18 +4,21 @@
 // interleaved RoPE), on the synthesized qwen2 chat model (rotate-half RoPE, GQA, q/k/v bias) and on synthesized
 // gemma2 / gemma3 models (wgrt.sdpa_batched_swa: score soft cap, a sliding window of 8 that prompt + generated
 // tokens outrun, gemma3's local layers with their own RoPE base). And the
-// slot-0 Llm interface: generate() on a BatchLlm equals generate() on an Llm; bad rows are refused.
+// slot-0 Llm interface: generate() on a BatchLlm equals generate() on an Llm; bad rows are refused; GPU draws
+// per output row (wgrt.sample with per-row parameters) equal the row drawn alone.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
 #include "chat_model.h"
 #include "model_test_util.h"
 #include "models/batch_llm.h"
+#include "text/sampler.h"
 #include "wgrt/error.h"
 
 using namespace wgrt;
@@ -169,4 +172,51 @@ TEST(BatchLlm, BadRowsAreRefused) {
   EXPECT_THROW(batch->step(std::vector<models::BatchRow>{{1, 0, ctx}}, out, false), LimitError);
   EXPECT_THROW(batch->step(std::vector<models::BatchRow>{{99999, 0, 0}}, out, false), InvalidArgument);
   EXPECT_EQ(batch->step(rows, out, false).argmax.size(), 1u);  // still usable
+}
+
+// GPU draws inside the step, one parameter set per output row (the server's path): a sampled row's token lies
+// in the CPU sampler's kept set of that row's logits and equals the same row stepped alone; a greedy row beside
+// it is the argmax (sampled -1); bad sampling lists or parameters are refused and the model stays usable.
+TEST(BatchLlm, GpuDrawsPerRowEqualTheRowAlone) {
+  auto batch = models::BatchLlm::load(stories_bin_options(), 2);
+  const std::vector<int32_t> a = batch->tokenize("Once upon a time", true), b = batch->tokenize("The cat sat", true);
+  std::vector<models::BatchRow> rows;
+  for (size_t i = 0; i < a.size(); ++i) rows.push_back({a[i], 0, int(i)});
+  for (size_t i = 0; i < b.size(); ++i) rows.push_back({b[i], 1, int(i)});
+  const std::vector<int> outs = {int(a.size()) - 1, int(rows.size()) - 1};
+  const size_t V = size_t(batch->vocab_size());
+  std::set<int32_t> drawn;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    models::RowSampling s;
+    s.on = true;
+    s.config = {.temperature = 4.0f, .top_k = 20, .seed = seed};  // hot: the next token after the prompt is nearly certain
+    s.step = a.size();
+    s.history = a;
+    const std::vector<models::RowSampling> draws = {s, models::RowSampling{}};
+    models::StepOutput o = batch->step(rows, outs, true, draws);
+    ASSERT_EQ(o.sampled.size(), 2u);
+    ASSERT_EQ(o.argmax.size(), 2u);
+    const int32_t t = o.sampled[0];
+    EXPECT_EQ(o.sampled[1], -1);  // the greedy row: its token is the argmax
+    const std::vector<float> row1(o.logits.begin() + long(V), o.logits.begin() + long(2 * V));
+    EXPECT_EQ(o.argmax[1], int32_t(std::max_element(row1.begin(), row1.end()) - row1.begin()));
+    text::Sampler cpu(text::SamplerConfig{.temperature = 4.0f, .top_k = 20, .seed = seed});
+    bool kept = false;
+    for (const auto& tp : cpu.distribution(std::span<const float>(o.logits.data(), V), a)) kept |= tp.id == t;
+    EXPECT_TRUE(kept) << "seed " << seed << " drew " << t << " outside the CPU sampler's top 20";
+    // Alone: slot 0's last row only (its keys/values are in the cache), same draw entry.
+    const std::vector<models::BatchRow> last = {{a.back(), 0, int(a.size()) - 1}};
+    const std::vector<models::RowSampling> one = {s};
+    models::StepOutput alone = batch->step(last, std::vector<int>{0}, false, one);
+    EXPECT_TRUE(alone.argmax.empty());  // every output drawn: no argmax read back
+    EXPECT_EQ(alone.sampled, std::vector<int32_t>{t}) << "seed " << seed;
+    drawn.insert(t);
+  }
+  EXPECT_GT(drawn.size(), 1u) << "every seed drew the same token: the comparison could not fail";
+  models::RowSampling bad;
+  bad.on = true;
+  bad.config.temperature = 0.0f;
+  EXPECT_THROW(batch->step(rows, outs, false, std::vector<models::RowSampling>{bad, bad}), InvalidArgument);
+  EXPECT_THROW(batch->step(rows, outs, false, std::vector<models::RowSampling>{models::RowSampling{}}), InvalidArgument);
+  EXPECT_EQ(batch->step(rows, outs, false).argmax.size(), 2u);  // still usable
 }

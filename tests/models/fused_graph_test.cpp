@@ -1,5 +1,6 @@
-// The fused Llama layer body (LlamaGraphOptions::fuse: wgrt.linear_q4gsw_fused with the block norms, the GLU and
-// the residual adds inside the linears) against the unfused graph on the same synthetic Q4_0 files: llama,
+// The fused Llama layer body (LlamaGraphOptions::fuse: wgrt.linear_q4gsw_fused, or wgrt.linear_ggml_fused for
+// block-format weights, with the block norms, the GLU and the residual adds inside the linears) against the
+// unfused graph on the same synthetic Q4_0 and Q8_0 files: llama,
 // qwen2 (q/k/v biases, rotate-half) and qwen3 (q/k norms), odd group counts (dim 96 = 3 groups, hidden 160 =
 // 5), a 5-token prefill (GEMM route) then decode steps (GEMV route), with the policy's fused_gemv on and off.
 // The two graphs compute the same function in a different order: logits within 1e-4 absolute (values O(1)),
@@ -51,7 +52,7 @@ GraphRun run_graph(const WeightSource& w, bool fuse) {
   return r;
 }
 
-SynthSpec spec(const char* arch) {
+SynthSpec spec(const char* arch, GgmlType type) {
   SynthSpec s;
   s.arch = arch;
   s.dim = 96;
@@ -61,7 +62,7 @@ SynthSpec spec(const char* arch) {
   s.kv_heads = 2;
   s.vocab = 40;
   s.ctx = 32;
-  s.matrix_type = GgmlType::Q4_0;
+  s.matrix_type = type;
   s.qkv_bias = std::string(arch) == "qwen2";
   s.qk_norm = std::string(arch) == "qwen3";
   s.seed = 5;
@@ -71,19 +72,20 @@ SynthSpec spec(const char* arch) {
 }  // namespace
 
 TEST(FusedLlamaGraph, MatchesUnfusedGraph) {
+  for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0})
   for (const char* arch : {"llama", "qwen2", "qwen3"})
     for (bool fg : {true, false}) {
       webgpu::Tuning t = gpu().tuning();
       t.fused_gemv = fg;
       webgpu::ScopedTuning scoped(gpu(), t);
-      const SynthSpec s = spec(arch);
+      const SynthSpec s = spec(arch, type);
       WeightSource w = load_gguf_llama(GgufFile::from_bytes(synth_llama_gguf(s), "synth.gguf"));
       const GraphRun fused = run_graph(w, true), plain = run_graph(w, false);
       ASSERT_EQ(fused.logits.size(), plain.logits.size());
       for (size_t i = 0; i < fused.logits.size(); ++i) {
-        EXPECT_LT(max_abs_diff(fused.logits[i], plain.logits[i]), 1e-4f) << arch << " fused_gemv " << fg << " step " << i;
+        EXPECT_LT(max_abs_diff(fused.logits[i], plain.logits[i]), 1e-4f) << ggml_type_name(type) << " " << arch << " fused_gemv " << fg << " step " << i;
         EXPECT_EQ(fused.tokens[i], plain.tokens[i]) << arch << " step " << i;
       }
-      if (fg) EXPECT_EQ(fused.decode_dispatches + 3 * size_t(s.layers) + 1, plain.decode_dispatches) << arch;
+      if (fg) EXPECT_EQ(fused.decode_dispatches + 3 * size_t(s.layers) + 1, plain.decode_dispatches) << ggml_type_name(type) << " " << arch;
     }
 }

@@ -63,6 +63,18 @@ const std::vector<int32_t> kPrompt = {1, 17, 259, 298, 4, 150, 77};
 
 LlamaCppRun llamacpp_run(const std::string& model) { return test::llamacpp_run(model, kPrompt, kGen); }
 
+// First-step logits of kPrompt and kGen greedy ids.
+std::pair<std::vector<float>, std::vector<int32_t>> greedy(Llm& llm) {
+  std::vector<float> logits = llm.forward(kPrompt, 0);
+  std::vector<int32_t> ids;
+  int pos = int(kPrompt.size()), tok = argmax(logits);
+  for (int g = 0; g < kGen; ++g) {
+    ids.push_back(tok);
+    if (g + 1 < kGen) tok = argmax(llm.forward({tok}, pos++));
+  }
+  return {logits, ids};
+}
+
 class QuantLlamaCpp : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(QuantLlamaCpp, LoadsAndMatchesLlamaCpp) {
@@ -109,13 +121,7 @@ TEST_P(QuantLlamaCpp, LoadsAndMatchesLlamaCpp) {
   o.model = qpath;
   auto llm = Llm::load(o);
   std::printf("[ %s ] %s\n", type.c_str(), llm->description().c_str());
-  std::vector<float> logits = llm->forward(kPrompt, 0);
-  std::vector<int32_t> ids;
-  int pos = int(kPrompt.size()), tok = argmax(logits);
-  for (int g = 0; g < kGen; ++g) {
-    ids.push_back(tok);
-    if (g + 1 < kGen) tok = argmax(llm->forward({tok}, pos++));
-  }
+  auto [logits, ids] = greedy(*llm);
   LlamaCppRun ref = llamacpp_run(dqpath);
   ASSERT_EQ(ref.logits.size(), logits.size());
   float mx = 0;
@@ -125,6 +131,17 @@ TEST_P(QuantLlamaCpp, LoadsAndMatchesLlamaCpp) {
   EXPECT_LT(diff, kLogitTol) << "first-step logits vs llama.cpp on the F32 rewrite";
   EXPECT_EQ(ids, ref.ids) << "32 greedy ids vs llama.cpp on the F32 rewrite";
   EXPECT_GE(std::set<int32_t>(ids.begin(), ids.end()).size(), 3u) << "greedy ids are (nearly) one constant token";
+  // The fused layer body (on by default on GPUs, off on CPU adapters: forced here) on the file types whose layer
+  // matrices all have a fused kernel (q4gsw, or wgrt.linear_ggml_fused's block types): the same oracle.
+  if (type == "Q4_0" || type == "Q4_K_M" || type == "Q6_K" || type == "Q8_0") {
+    ::setenv("WGRT_FUSED_GEMV", "1", 1);
+    auto fused = Llm::load(o);
+    ::unsetenv("WGRT_FUSED_GEMV");
+    auto [fl, fids] = greedy(*fused);
+    EXPECT_LT(max_abs_diff(fl, ref.logits), kLogitTol) << "fused layer body: first-step logits vs llama.cpp";
+    EXPECT_EQ(fids, ref.ids) << "fused layer body: 32 greedy ids vs llama.cpp on the F32 rewrite";
+    std::printf("[ %s ] fused layer body: max diff %.2e vs llama.cpp F32 rewrite\n", type.c_str(), max_abs_diff(fl, ref.logits));
+  }
 
   // 3. vs llama.cpp's own quantized path (8-bit activations).
   LlamaCppRun qref = llamacpp_run(qpath);

@@ -33,12 +33,13 @@ def free_port():
 class Server:
     """`wgrt serve` on 127.0.0.1 at a free port; stop() sends SIGTERM to its PID and waits (then SIGKILL)."""
 
-    def __init__(self, wgrt, model_args, extra=(), wait_ready=True, timeout=60):
+    def __init__(self, wgrt, model_args, extra=(), wait_ready=True, timeout=60, env=None):
         self.port = free_port()
         self.log_path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"wgrt_serve_{os.getpid()}_{self.port}.log")
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen([wgrt, "serve", *model_args, "--port", str(self.port), *extra],
-                                     stdout=self.log, stderr=subprocess.STDOUT)
+                                     stdout=self.log, stderr=subprocess.STDOUT,
+                                     env=dict(os.environ, **env) if env else None)
         if wait_ready:
             self.wait_health(timeout)
 

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
+#include <set>
 
 #include "models/onnx_graph/fuse_layernorm.h"
+#include "models/onnx_graph/fuse_patterns.h"
 #include "models/onnx_graph/lowering.h"
 #include "ops/conv/conv_fusion.h"
 #include "util/printable.h"
@@ -102,27 +105,38 @@ BuiltGraph build_onnx_graph(const Model& m, const std::map<std::string, HostTens
     for (const auto& o : n.outputs)
       if (!o.empty() && !l.vals.count(o)) l.unsupported("output '{}' is not produced by wgrt's lowering", printable(o));
   };
-  // Decomposed LayerNorms: their nodes wait for the last one, which lowers them as one norm or one by one.
+  // Fused node patterns (decomposed LayerNorms, fuse_layernorm.h; linear and erf GELU, fuse_patterns.h): their
+  // nodes wait for the last one, which lowers them as one op or, failing the lowering-time checks, one by one.
+  struct Fusion {
+    const std::vector<size_t>* nodes;
+    std::function<bool()> lower;
+    size_t* fused;
+  };
   const std::vector<LayerNormMatch> norms = options.fuse_layernorm ? find_layernorms(m) : std::vector<LayerNormMatch>{};
-  std::map<size_t, const LayerNormMatch*> norm_at;
+  const std::vector<PatternMatch> patterns = !options.fuse_patterns || std::getenv("WGRT_NO_PATTERN_FUSION") ? std::vector<PatternMatch>{} : find_patterns(m);
+  std::vector<Fusion> fusions;
+  for (const auto& p : norms) fusions.push_back({&p.nodes, [&l, &p] { return try_fused_layernorm(l, p); }, &out.layernorms_fused});
+  for (const auto& p : patterns) fusions.push_back({&p.nodes, [&l, &p] { return try_fused_pattern(l, p); }, &out.patterns_fused});
+  std::map<size_t, const Fusion*> fusion_at;
   std::set<size_t> deferred;
-  for (const auto& p : norms) {
-    norm_at[p.nodes.back()] = &p;
-    deferred.insert(p.nodes.begin(), p.nodes.end() - 1);
+  for (const Fusion& f : fusions) {
+    if (std::any_of(f.nodes->begin(), f.nodes->end(), [&](size_t k) { return deferred.count(k) || fusion_at.count(k); })) continue;
+    fusion_at[f.nodes->back()] = &f;
+    deferred.insert(f.nodes->begin(), f.nodes->end() - 1);
   }
   for (size_t i = 0; i < m.nodes.size(); ++i) {
     if (deferred.count(i)) continue;
-    auto it = norm_at.find(i);
-    if (it == norm_at.end()) {
+    auto it = fusion_at.find(i);
+    if (it == fusion_at.end()) {
       lower_node(m.nodes[i]);
       continue;
     }
     l.node = &m.nodes[i];
-    if (try_fused_layernorm(l, *it->second)) {
-      out.layernorms_fused++;
+    if (it->second->lower()) {
+      ++*it->second->fused;
       continue;
     }
-    for (size_t k : it->second->nodes) lower_node(m.nodes[k]);
+    for (size_t k : *it->second->nodes) lower_node(m.nodes[k]);
   }
   l.node = nullptr;
   for (const auto& vo : m.outputs) {

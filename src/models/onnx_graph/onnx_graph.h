@@ -34,10 +34,12 @@ struct BuiltGraph {
   std::vector<Port> inputs;   // model input order; float inputs have id >= 0
   std::vector<Port> outputs;  // model output order
   size_t layernorms_fused = 0;  // decomposed LayerNorm patterns lowered as one norm (fuse_layernorm.h)
+  size_t patterns_fused = 0;    // linear (MatMul + bias) and erf GELU patterns lowered as one op (fuse_patterns.h)
 };
 
 struct LowerOptions {
   bool fuse_layernorm = true;  // recognise the decomposed LayerNorm pattern (fuse_layernorm.h)
+  bool fuse_patterns = true;   // linear and erf GELU patterns (fuse_patterns.h); WGRT_NO_PATTERN_FUSION=1 also turns them off
 };
 
 // `inputs`: every model input by name: float inputs need only dims (data is bound at execute), except those

@@ -15,6 +15,9 @@
 //   wide / narrow flash attention (sdpa_flash.wgsl): online softmax over key tiles, no score buffer; the G
 //     query heads of a kv head share its K/V loads; decode splits the keys across workgroups (split-KV) and
 //     merges the partials in a combine dispatch;
+//   decode (sdpa_decode.wgsl, S == 1, D % 4 == 0, tuning sdpa_decode_kernel): min(G, 8) query heads of one kv
+//     head per workgroup over one key chunk (K/V rows read once, as vec4), keys split by the same rule from the
+//     live context input_pos + 1; its combine dispatch runs only when the keys are split;
 //   legacy (sdpa.wgsl, tuning sdpa_legacy): one workgroup per query row, scores in scratch [B*S*Hq, C_max]; built
 //     only where asked and where that scratch fits one binding.
 // Errors: shape/dtype/argument problems at build (InvalidArgument; masks and dropout are Unsupported);
@@ -44,6 +47,14 @@ struct SdpaParams {
 };
 WGRT_UNIFORM(SdpaParams, rows, seq, hq, hkv, d, pos, c_max, causal, scale, chunk, nchunks, blocks);
 
+// sdpa_decode.wgsl's Params.
+struct SdpaDecodeParams {
+  uint32_t batches, hq, hkv, d4, ctx, c_max, chunk, nsplit, blocks;
+  float scale;
+  uint32_t pad0, pad1;
+};
+WGRT_UNIFORM(SdpaDecodeParams, batches, hq, hkv, d4, ctx, c_max, chunk, nsplit, blocks, scale, pad0, pad1);
+
 // sdpa_common.wgsl's Params (the legacy kernel sdpa.wgsl), with gemma's window and soft cap.
 struct SdpaLegacyParams {
   uint32_t rows, seq, hq, hkv, d, pos, c_max, causal;
@@ -56,6 +67,8 @@ WGRT_UNIFORM(SdpaLegacyParams, rows, seq, hq, hkv, d, pos, c_max, causal, scale,
              pad1, pad2);
 
 constexpr int kRouteWide = 0, kRouteNarrow = 1, kRouteSplit = 2, kRouteLegacy = 3;  // split: narrow + combine
+constexpr int kRouteDecode = 4;      // sdpa_decode.wgsl main (+ its combine when nsplit > 1)
+constexpr int64_t kDecodeMaxHeads = 8;  // sdpa_decode.wgsl HB bound (query heads per workgroup)
 constexpr int64_t kWideMaxD = 128;   // the wide kernel stages 16 q rows of up to 128 floats
 constexpr int64_t kWideRows = 16, kNarrowRows = 4;  // query rows per workgroup (sdpa_flash.wgsl RB)
 constexpr uint64_t kMaxSplits = 64;  // key splits per decode row (partials scratch bound)
@@ -69,14 +82,19 @@ struct FlashPlan {
 // few query rows (decode: S*G <= sdpa_narrow_max_rows) or D > 128, else wide. Decode (S == 1) from
 // sdpa_split_min_context keys splits the keys into chunks of >= sdpa_split_min_chunk keys, enough for about
 // sdpa_split_target_workgroups workgroups (at most kMaxSplits splits; split decode runs on the narrow kernel).
+// Decode with D % 4 == 0 (decode_ok) and tuning sdpa_decode_kernel takes sdpa_decode.wgsl instead: blocks of
+// min(G, 8) query heads, the same split rule, its combine only when nsplit > 1.
 FlashPlan plan_flash(const webgpu::Tuning& tu, int64_t B, int64_t S, int64_t Hq, int64_t Hkv, int64_t D, int64_t ctx,
-                     bool wide_ok, bool legacy_ok) {
+                     bool wide_ok, bool legacy_ok, bool decode_ok, int64_t decode_heads) {
   FlashPlan f{};
   if (legacy_ok && tu.sdpa_legacy) return {kRouteLegacy, 0, 1, ctx, 0};
   const int64_t rows_per_head = S * (Hq / Hkv);
   const bool split = S == 1 && ctx >= tu.sdpa_split_min_context;
-  f.route = wide_ok && !split && rows_per_head > tu.sdpa_narrow_max_rows ? kRouteWide : kRouteNarrow;
-  f.blocks = int64_t(div_up(uint64_t(rows_per_head), uint64_t(f.route == kRouteWide ? kWideRows : kNarrowRows)));
+  const bool decode = S == 1 && decode_ok && tu.sdpa_decode_kernel;
+  f.route = decode ? kRouteDecode
+                   : wide_ok && !split && rows_per_head > tu.sdpa_narrow_max_rows ? kRouteWide : kRouteNarrow;
+  const int64_t block_rows = decode ? decode_heads : f.route == kRouteWide ? kWideRows : kNarrowRows;
+  f.blocks = int64_t(div_up(uint64_t(rows_per_head), uint64_t(block_rows)));
   const int64_t base = B * Hkv * f.blocks;
   f.nsplit = 1;
   f.chunk = ctx;
@@ -86,7 +104,7 @@ FlashPlan plan_flash(const webgpu::Tuning& tu, int64_t B, int64_t S, int64_t Hq,
     n = std::min<int64_t>({n, int64_t(div_up(uint64_t(ctx), uint64_t(min_chunk))), int64_t(kMaxSplits)});
     f.chunk = int64_t(div_up(uint64_t(ctx), uint64_t(n)));
     f.nsplit = int64_t(div_up(uint64_t(ctx), uint64_t(f.chunk)));
-    if (f.nsplit > 1) f.route = kRouteSplit;
+    if (f.nsplit > 1 && !decode) f.route = kRouteSplit;
   }
   f.workgroups = base * f.nsplit;
   return f;
@@ -130,7 +148,8 @@ void build_sdpa(OpBuilder& b, bool ext) {
   // in scratch [B*S*Hq, C_max]) is built only where the tuning policy asks for it and its scratch fits.
   const int64_t D = q[3];
   const uint64_t max_rows_split = uint64_t(q[0]) * uint64_t(q[2]);  // decode (S == 1) rows
-  const uint64_t part_bytes = max_rows_split * kMaxSplits * uint64_t(D + 2) * 4;
+  // (D + 2) floats per split for sdpa_flash.wgsl, (D + 4) for sdpa_decode.wgsl (vec4 acc, vec4 (m, l)).
+  const uint64_t part_bytes = max_rows_split * kMaxSplits * uint64_t(D + 4) * 4;
   ScratchRef partials = b.scratch(part_bytes, "split-KV partials");
   const uint64_t score_bytes = uint64_t(q[0]) * uint64_t(q[1]) * uint64_t(q[2]) * uint64_t(c_max) * 4;
   const uint64_t max_binding = b.device().limits().maxStorageBufferBindingSize;
@@ -153,6 +172,18 @@ void build_sdpa(OpBuilder& b, bool ext) {
   DispatchRef narrow = b.dispatch(narrow_spec, {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRouteNarrow);
   DispatchRef split = b.dispatch(narrow_spec, {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRouteSplit);
   DispatchRef combine = b.dispatch({flash, "combine", {}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRouteSplit);
+  // Decode route (sdpa_decode.wgsl): vec4 K/V rows, HB = min(G, 8) query heads per workgroup.
+  const bool decode_ok = !ext && D % 4 == 0;
+  const int64_t decode_heads = std::min<int64_t>(q[2] / k[2], kDecodeMaxHeads);
+  UniformRef decode_params{};
+  DispatchRef decode_main{}, decode_merge{};
+  if (decode_ok) {
+    const std::string dec = "ops/attention/sdpa_decode.wgsl";
+    decode_params = b.uniform<SdpaDecodeParams>();
+    decode_main = b.dispatch({dec, "main", {{"HB", double(decode_heads)}}, {}},
+                             {t(Q), t(KC), t(VC), partials, t(OUT), decode_params}, kRouteDecode);
+    decode_merge = b.dispatch({dec, "combine", {}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), decode_params}, kRouteDecode);
+  }
   if (legacy_ok) {
     ScratchRef scores = b.scratch(score_bytes, "attention scores");
     general = b.dispatch({"ops/attention/sdpa.wgsl", "main", {}, {}}, {t(Q), t(KC), t(VC), scores, t(OUT), legacy_params}, kRouteLegacy);
@@ -180,7 +211,8 @@ void build_sdpa(OpBuilder& b, bool ext) {
     p.scale = scale;
     const webgpu::Tuning& tu = r.tuning();
     const FlashPlan plan = ext ? FlashPlan{kRouteLegacy, 0, 1, pos + q[1], 0}
-                               : plan_flash(tu, q[0], q[1], q[2], k[2], q[3], pos + q[1], wide_ok, legacy_ok);
+                               : plan_flash(tu, q[0], q[1], q[2], k[2], q[3], pos + q[1], wide_ok, legacy_ok, decode_ok,
+                                            decode_heads);
     p.chunk = uint32_t(plan.chunk);
     p.nchunks = uint32_t(plan.nsplit);
     p.blocks = uint32_t(plan.blocks);
@@ -196,6 +228,14 @@ void build_sdpa(OpBuilder& b, bool ext) {
     r.set_workgroups(split, plan.route == kRouteSplit ? plan.workgroups : 0);
     r.set_workgroups(combine, plan.route == kRouteSplit ? p.rows : 0);
     if (legacy_ok) r.set_workgroups(general, plan.route == kRouteLegacy ? p.rows : 0);
+    if (decode_ok) {
+      const bool on = plan.route == kRouteDecode;
+      SdpaDecodeParams dp{uint32_t(q[0]), p.hq, p.hkv, p.d / 4, uint32_t(pos + 1), p.c_max, p.chunk, p.nchunks,
+                          p.blocks, scale, 0, 0};
+      r.set_uniform(decode_params, dp);
+      r.set_workgroups(decode_main, on ? plan.workgroups : 0);
+      r.set_workgroups(decode_merge, on && plan.nsplit > 1 ? uint64_t(q[0] * q[2]) : 0);
+    }
   });
 }
 
@@ -203,7 +243,8 @@ void build_sdpa(OpBuilder& b, bool ext) {
 
 void register_attention_ops(OpRegistry& r) {
   const std::vector<std::string> kernels = {"ops/kv_cache/update_kv_cache.wgsl:main", "ops/attention/sdpa_flash.wgsl:main",
-                                            "ops/attention/sdpa_flash.wgsl:combine", "ops/attention/sdpa.wgsl:main"};
+                                            "ops/attention/sdpa_flash.wgsl:combine", "ops/attention/sdpa.wgsl:main",
+                                            "ops/attention/sdpa_decode.wgsl:main", "ops/attention/sdpa_decode.wgsl:combine"};
   r.add({"llama.sdpa_with_kv_cache.default", [](OpBuilder& b) { build_sdpa(b, false); }, kernels, true});
   r.add({"wgrt.sdpa_with_kv_cache_swa.default", [](OpBuilder& b) { build_sdpa(b, true); }, kernels, true});
 }

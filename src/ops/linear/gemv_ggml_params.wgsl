@@ -8,4 +8,5 @@ struct Params {
   out_stride : u32,  // elements between output rows (the full N)
   row_bytes : u32,   // bytes per row of W (K / block elements * block bytes)
   M : u32,           // rows of x
+  eps : f32,         // the fused RMSNorm's epsilon (gemv_kq.wgsl NORM 1)
 }

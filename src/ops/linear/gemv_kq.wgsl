@@ -20,6 +20,10 @@
 // (rows past M read row M - 1 and are not stored). x is read as vec4 (K is a multiple of 32 for every WTYPE).
 // Values: equal to the C++ decoders' (src/formats) up to f32 rounding of the scale products and the summation
 // order (the GPU may fuse multiply-adds).
+// Fusions (wgrt.linear_ggml_fused, overrides NORM / EPI of gemv_q4_fuse.wgsl, whose hooks this kernel calls):
+// NORM 1 RMS-normalizes each of the layer's MB rows of x inline (gemv_norm_begin per row; x * nw is dotted with
+// the weights and the row's 1 / rms scales the sum), EPI 1 adds the residual, EPI 2 / 3 pair the gate and up
+// rows of [gate; up] in one workgroup (gemv_row) and store act(gate) * up (gemv_store, once per row of x).
 #include "ops/common/index.wgsl"
 #include "ops/linear/gemv_ggml_params.wgsl"
 
@@ -28,6 +32,8 @@
 @group(0) @binding(2) var<storage, read> bias : array<f32>;
 @group(0) @binding(3) var<storage, read_write> out : array<f32>;
 @group(0) @binding(4) var<uniform> p : Params;
+@group(0) @binding(5) var<storage, read> nw : array<vec4<f32>>;  // NORM: the RMSNorm weight [K] (else any tensor)
+@group(0) @binding(6) var<storage, read> res : array<f32>;       // EPI 1: the residual [M, out_stride]
 
 override WTYPE : u32 = 12u;
 override MB : u32 = 1u;   // rows of x per grid layer, 1..8
@@ -41,6 +47,10 @@ var<workgroup> part : array<f32, MB * RPT * TR * (TK + PAD)>;  // [MB][RPT * TR]
 var<private> xoff : array<u32, 8>;   // vec4 index of the layer's row m of x (clamped to M - 1)
 var<private> rbase : array<u32, 4>;  // byte offset of row i of the invocation's rows of W
 var<private> acc : array<f32, 32>;   // [RPT][8]: acc[8 i + m]
+var<private> m_row : u32;            // the row of x / out the fusion hooks work on
+var<private> xinv : array<f32, 8>;   // NORM: 1 / rms of the layer's row m of x
+
+#include "ops/linear/gemv_q4_fuse.wgsl"
 
 // The u32 at byte offset o (o even: 2-byte aligned formats take the upper half of one word and the lower of
 // the next).
@@ -66,8 +76,15 @@ fn sbytes4(u : u32) -> vec4<f32> {
 // acc[8 i + m] += dot(wv[i], x[m][4 * i4 .. 4 * i4 + 3]) for the RPT rows i and the layer's MB rows m (i4: vec4
 // index within the row): one x load serves the RPT rows.
 fn fma_rows(wv : array<vec4<f32>, 4>, i4 : u32) {
+  var nv = vec4<f32>(1.0);
+  if (NORM != 0u) {
+    nv = nw[i4];
+  }
   for (var m = 0u; m < MB; m++) {
-    let xv = x[xoff[m] + i4];
+    var xv = x[xoff[m] + i4];
+    if (NORM != 0u) {
+      xv *= nv;
+    }
     for (var i = 0u; i < RPT; i++) {
       acc[8u * i + m] += dot(wv[i], xv);
     }
@@ -232,7 +249,12 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     xoff[m] = min(m0 + m, p.M - 1u) * k4;
   }
   for (var i = 0u; i < RPT; i++) {
-    rbase[i] = min(wg * rows + r + TR * i, p.N - 1u) * p.row_bytes;
+    rbase[i] = gemv_row(wg, r + TR * i) * p.row_bytes;
+  }
+  for (var m = 0u; m < MB; m++) {
+    m_row = min(m0 + m, p.M - 1u);
+    gemv_norm_begin(lid);  // NORM: x_inv of row m_row (uniform control flow)
+    xinv[m] = select(1.0, x_inv, NORM != 0u);
   }
   for (var j = 0u; j < 32u; j++) {
     acc[j] = 0.0;
@@ -255,22 +277,42 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   }
   for (var m = 0u; m < MB; m++) {
     for (var i = 0u; i < RPT; i++) {
-      part[(m * rows + r + TR * i) * (TK + PAD) + t] = acc[8u * i + m];
+      part[(m * rows + r + TR * i) * (TK + PAD) + t] = acc[8u * i + m] * xinv[m];
+    }
+  }
+  workgroupBarrier();
+  if (EPI == 0u) {
+    if (lid < MB * rows) {
+      let m = lid / rows;
+      let nn = wg * rows + lid % rows;
+      if (m < mn && nn < p.N) {
+        var s = 0.0;
+        for (var j = 0u; j < TK; j++) {
+          s += part[lid * (TK + PAD) + j];
+        }
+        if (p.has_bias != 0u) {
+          s += bias[p.n_base + nn];
+        }
+        out[(m0 + m) * p.out_stride + p.n_base + nn] = s;
+      }
+    }
+    return;
+  }
+  // The epilogues store through gemv_store, one row of x at a time: the row sums first move to part[m * rows +
+  // slot] (gemv_store's GLU reuses part[0 .. rows), which row 0 has read by then).
+  var s = 0.0;
+  if (lid < MB * rows) {
+    for (var j = 0u; j < TK; j++) {
+      s += part[lid * (TK + PAD) + j];
     }
   }
   workgroupBarrier();
   if (lid < MB * rows) {
-    let m = lid / rows;
-    let nn = wg * rows + lid % rows;
-    if (m < mn && nn < p.N) {
-      var s = 0.0;
-      for (var j = 0u; j < TK; j++) {
-        s += part[lid * (TK + PAD) + j];
-      }
-      if (p.has_bias != 0u) {
-        s += bias[p.n_base + nn];
-      }
-      out[(m0 + m) * p.out_stride + p.n_base + nn] = s;
-    }
+    part[lid] = s;
+  }
+  workgroupBarrier();
+  for (var m = 0u; m < mn; m++) {
+    m_row = m0 + m;
+    gemv_store(lid, wg, select(0.0, part[m * rows + min(lid, rows - 1u)], lid < rows));
   }
 }

@@ -39,6 +39,7 @@
 #include "graph/op_registry.h"
 #include "ops/families.h"
 #include "ops/linear/gemm.h"
+#include "ops/linear/linear_fusion.h"
 #include "webgpu/device.h"
 
 namespace wgrt::ops {
@@ -113,44 +114,6 @@ std::vector<Chunk> plan_chunks(const OpBuilder& b, int64_t N, uint64_t row_bytes
   return c;
 }
 
-struct RmsParams {  // ops/norm/rms_norm.wgsl
-  uint32_t rows, D;
-  float eps;
-  uint32_t pad;
-};
-WGRT_UNIFORM(RmsParams, rows, D, eps, pad);
-struct GluParams {  // ops/elementwise/swiglu.wgsl
-  uint32_t n, h, a, b;
-};
-WGRT_UNIFORM(GluParams, n, h, a, b);
-
-// The fused op's extra arguments (wgrt.linear_q4gsw_fused): argument indices, -1 when None.
-struct Fusion {
-  int norm = -1, res = -1;
-  float eps = 0;
-  int act = 0;  // 1 silu-GLU, 2 gelu-tanh-GLU
-};
-
-Fusion fusion_args(OpBuilder& b, int64_t K) {
-  Fusion f;
-  if (!b.is_none(5)) {
-    f.norm = 5;
-    b.check_dtype(5, DType::F32);
-    b.check(b.tensor(5).dims == Dims{K}, "norm_weight '{}' {} must be [{}]", b.tensor(5).name, dims_str(b.tensor(5).dims), K);
-    f.eps = float(b.real_arg(6));
-    b.check(f.eps >= 0, "eps must be >= 0, got {}", f.eps);
-  }
-  if (!b.is_none(7)) {
-    f.res = 7;
-    b.check_dtype(7, DType::F32);
-  }
-  f.act = int(b.int_arg(8));
-  b.check(f.act >= 0 && f.act <= 2, "act must be 0 (none), 1 (silu GLU) or 2 (gelu-tanh GLU), got {}", f.act);
-  b.check(!(f.act && f.res >= 0), "a residual with a GLU activation is not supported");
-  b.check(!(f.res >= 0 && !b.is_none(4)), "a residual with a bias is not supported");
-  return f;
-}
-
 void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
   b.check_args(fused_op ? 10 : q4 ? 6 : 4);
   const size_t wi = 1, si = 2, bi = q4 ? 4 : 2, oi = fused_op ? 9 : q4 ? 5 : 3;
@@ -192,15 +155,8 @@ void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
     row_bytes = uint64_t(K) * 4;
   }
   b.check(N > 0, "weight '{}' has no rows", w.name);
-  const Fusion fu = fused_op ? fusion_args(b, K) : Fusion{};
-  b.check(fu.act == 0 || N % 2 == 0, "a GLU needs an even number of weight rows ([gate; up]), got {}", N);
+  const Fusion fu = fused_op ? fusion_args(b, xd, N) : Fusion{};
   const int64_t Nout = fu.act ? N / 2 : N;
-  if (fu.res >= 0) {
-    Dims rd = xd;
-    rd.back() = N;
-    b.check(b.tensor(size_t(fu.res)).dims == rd, "residual '{}' {} must be {}", b.tensor(size_t(fu.res)).name,
-            dims_str(b.tensor(size_t(fu.res)).dims), dims_str(rd));
-  }
   const bool has_bias = !b.is_none(bi);
   if (has_bias) {
     b.check_dtype(bi, DType::F32);
@@ -239,26 +195,15 @@ void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
   // The norm and the GLU as their own dispatches, through scratch: always where the GEMV does not fuse them,
   // else on the GEMM routes only (one dispatch per route, so each route group holds its own).
   const int64_t max_m = numel(xd) / K;
-  struct Side {
-    DispatchRef d;
-    UniformRef u;
-  };
   // Route 3: the int8 GEMM for q4 weights (K % 32 == 0 follows from G).
   const uint32_t mmq_min_tiles = q4 && b.device().has_packed_dot() ? b.device().tuning().gemm.mmq_min_tiles : 0;
   const bool has_mmq = mmq_min_tiles > 0;
-  std::vector<Side> norms, glus;
+  std::vector<SideDispatch> norms, glus;
   std::optional<ScratchRef> xn, y;
   if (fu.norm >= 0) xn = b.scratch(uint64_t(max_m * K) * 4, "normalized x");
   if (fu.act) y = b.scratch(uint64_t(max_m * N) * 4, "gate and up");
-  auto add_norm = [&](int route) {
-    UniformRef u = b.uniform<RmsParams>();
-    norms.push_back({b.dispatch({"ops/norm/rms_norm.wgsl", "main", {}, {}}, {x, nw, *xn, u}, route), u});
-  };
-  auto add_glu = [&](int route) {
-    UniformRef u = b.uniform<GluParams>();
-    glus.push_back({b.dispatch({"ops/elementwise/swiglu.wgsl", "main", {{"GELU", fu.act == 2 ? 1.0 : 0.0}}, {}},
-                               {*y, out, u}, route), u});
-  };
+  auto add_norm = [&](int route) { norms.push_back(add_side_norm(b, x, nw, *xn, route)); };
+  auto add_glu = [&](int route) { glus.push_back(add_side_glu(b, fu.act, *y, out, route)); };
   if (fu.norm >= 0) {
     if (!gemv_norm) add_norm(-1);
     else for (int route : {1, 2, 3}) if (route != 3 || has_mmq) add_norm(route);
@@ -318,19 +263,7 @@ void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
     if (d.empty() || d.back() != K)
       r.fail("x '{}' has live dims {}; the last dim must stay {} (K)", r.tensor(0).name, dims_str(d), K);
     const int64_t M = numel(d) / K;
-    d.back() = N;
-    if (fu.res >= 0 && r.tensor(size_t(fu.res)).dims != d)
-      r.fail("live residual {} differs from the output {}", dims_str(r.tensor(size_t(fu.res)).dims), dims_str(d));
-    d.back() = Nout;
-    r.set_dims(oi, d);
-    for (const Side& s : norms) {
-      r.set_uniform(s.u, RmsParams{uint32_t(M), uint32_t(K), fu.eps, 0});
-      r.set_workgroups(s.d, uint64_t(M));
-    }
-    for (const Side& s : glus) {
-      r.set_uniform(s.u, GluParams{uint32_t(M * Nout), uint32_t(Nout), 0, 0});
-      r.set_invocations(s.d, uint64_t(M * Nout));
-    }
+    r.set_dims(oi, resize_fusion(r, fu, norms, glus, d, N));
     // Small batches (decode, short prompts) run the GEMV once per row (grid layers): for M <= gemv_max_rows
     // re-reading the weights M times costs less than the GEMM's tile set-up and barriers.
     const bool gemv = has_gemv && M >= 1 && M <= gemv_max_rows;

@@ -14,9 +14,21 @@
 // 128-row tile of x.
 // Weights larger than the tuning policy's max_binding_bytes (maxStorageBufferBindingSize or lower) are bound in
 // chunks of whole multiples of 256 rows, one dispatch each, so every chunk starts 256-byte aligned.
+//   wgrt.linear_ggml_fused.default(x [..., K] f32, w, wtype, N, bias [N] f32 | None, norm_weight [K] f32 | None,
+//                                  eps double, residual [..., N] f32 | None, act int, out [..., N] (act 0) or
+//                                  [..., N / 2] f32)
+//       the block-format linear of the decoder's layer body with the neighbours of wgrt.linear_q4gsw_fused
+//       (linear.cpp has the semantics: RMSNorm of x before, residual add or GLU of [gate; up] after; the same
+//       argument checks, linear_fusion.h), for the types of the block GEMV only (ggml_gemv_blocks_type; other
+//       types are a build error), which it always runs on its GEMV routes. With the policy's fused_gemv
+//       (WGRT_FUSED_GEMV) the norm and the GLU run inside gemv_kq.wgsl (NORM / EPI hooks of gemv_q4_fuse.wgsl),
+//       one dispatch in decode; otherwise, on the GEMM route and for a GLU over a weight split into binding
+//       chunks they are their own dispatches (rms_norm.wgsl, swiglu.wgsl) through scratch. The residual is the
+//       GEMV's epilogue (EPI 1) or the GEMM's bias term (row stride N).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include <wgrt/error.h>
 
@@ -25,6 +37,7 @@
 #include "graph/uniform_layout.h"
 #include "ops/families.h"
 #include "ops/linear/gemm.h"
+#include "ops/linear/linear_fusion.h"
 #include "ops/linear/linear_ggml.h"
 #include "webgpu/device.h"
 
@@ -84,13 +97,15 @@ int block_route(int64_t M) { return M <= 1 ? 0 : M <= 2 ? 1 : M <= 4 ? 2 : 3; }
 
 struct Params {
   uint32_t N, K, has_bias, n_base, nwg, out_stride, row_bytes, M;
+  float eps;  // fused RMSNorm
 };
-WGRT_UNIFORM(Params, N, K, has_bias, n_base, nwg, out_stride, row_bytes, M);
+WGRT_UNIFORM(Params, N, K, has_bias, n_base, nwg, out_stride, row_bytes, M, eps);
 
-void build_linear_ggml(OpBuilder& b) {
-  b.check_args(6);
+void build_linear_ggml(OpBuilder& b, bool fused_op) {
+  const size_t oi = fused_op ? 9 : 5;
+  b.check_args(fused_op ? 10 : 6);
   b.check_dtype(0, DType::F32);
-  b.check_dtype(5, DType::F32);
+  b.check_dtype(oi, DType::F32);
   b.check_rank(0, 1, 8);
   const Dims xd = b.tensor(0).dims;
   const int64_t K = xd.back(), wtype = b.int_arg(2), N = b.int_arg(3);
@@ -116,7 +131,14 @@ void build_linear_ggml(OpBuilder& b) {
     b.check(false, "{}", e.what());
   }
 
-  const bool blocks = b.device().tuning().ggml_gemv_blocks && ggml_gemv_blocks_type(wtype);
+  b.check(!fused_op || ggml_gemv_blocks_type(wtype),
+          "weight type id {} has no fused kernel (Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K); use wgrt.linear_ggml", wtype);
+  const Fusion fu = fused_op ? fusion_args(b, xd, N) : Fusion{};
+  const int64_t Nout = fu.act ? N / 2 : N;
+  const bool blocks = fused_op || (b.device().tuning().ggml_gemv_blocks && ggml_gemv_blocks_type(wtype));
+  // Which fusions run inside the GEMV (the policy's fused_gemv; the GLU pairs rows of one unsplit weight).
+  const bool fuse_gemv = fused_op && b.device().tuning().fused_gemv;
+  const bool gemv_norm = fuse_gemv && fu.norm >= 0, gemv_glu = fuse_gemv && fu.act && chunks.size() == 1;
   const int n_gemv = blocks ? 4 : 1, gemm_route = n_gemv;  // GEMV routes 0 .. n_gemv - 1, then the GEMM
   // gemv_kq rows of W per invocation per route: the policy's, capped so that MB * RPT <= 16.
   uint32_t rpt[4] = {1, 1, 1, 1};
@@ -124,11 +146,25 @@ void build_linear_ggml(OpBuilder& b) {
   auto gemv_spec = [&](int route) -> webgpu::KernelSpec {
     if (!blocks) return {"ops/linear/gemv_ggml.wgsl", "main", {{"WTYPE", double(wtype)}}, {}};
     return {"ops/linear/gemv_kq.wgsl", "main",
-            {{"WTYPE", double(wtype)}, {"MB", double(kBlockRows[route])}, {"RPT", double(rpt[route])}}, {}};
+            {{"WTYPE", double(wtype)}, {"MB", double(kBlockRows[route])}, {"RPT", double(rpt[route])},
+             {"NORM", gemv_norm ? 1.0 : 0.0}, {"EPI", gemv_glu ? 1.0 + fu.act : fu.res >= 0 ? 1.0 : 0.0}}, {}};
   };
-  const Binding x = Binding::tensor(b.arg(0)), out = Binding::tensor(b.arg(5));
+  const Binding x = Binding::tensor(b.arg(0)), out = Binding::tensor(b.arg(oi));
   const Binding bias = has_bias ? Binding::tensor(b.arg(4)) : x;  // unused binding when there is no bias
+  const Binding res = fu.res >= 0 ? Binding::tensor(b.arg(size_t(fu.res))) : x;
+  const Binding nw = fu.norm >= 0 ? Binding::tensor(b.arg(size_t(fu.norm))) : x;
   const bool has_gemm = gemm_config(b.device()).kind == GemmConfig::Kind::Tiled;
+  // The norm and the GLU as their own dispatches through scratch: on every route where the GEMV does not fuse
+  // them, else on the GEMM route only.
+  const int64_t max_m = numel(xd) / K;
+  std::optional<ScratchRef> xn, y;
+  if (fu.norm >= 0) xn = b.scratch(uint64_t(max_m * K) * 4, "normalized x");
+  if (fu.act) y = b.scratch(uint64_t(max_m * N) * 4, "gate and up");
+  std::vector<SideDispatch> norms, glus;
+  if (fu.norm >= 0 && (!gemv_norm || has_gemm)) norms.push_back(add_side_norm(b, x, nw, *xn, gemv_norm ? gemm_route : -1));
+  const Binding gemv_x = xn && !gemv_norm ? Binding(*xn) : x, gemm_x = xn ? Binding(*xn) : x;
+  const Binding gemv_out = y && !gemv_glu ? Binding(*y) : out, gemm_out = y ? Binding(*y) : out;
+  const Binding gemm_bias = fu.res >= 0 ? res : bias;
   const webgpu::KernelSpec gemm_spec{"ops/linear/gemm_big.wgsl", "main", {{"B_MODE", 2}, {"WTYPE", double(wtype)}}, {}};
   const GemmConfig big_cfg = gemm_big_config();
   const int64_t gemv_max_rows = b.device().tuning().gemv_max_rows;
@@ -143,29 +179,32 @@ void build_linear_ggml(OpBuilder& b) {
     const Binding wb = chunks.size() == 1 ? Binding::tensor(b.arg(1)) : Binding::tensor_range(b.arg(1), c.offset, c.size);
     const UniformRef u = b.uniform<Params>();
     Part part{c.row0, c.rows, u, {}, {}, {}};
-    for (int route = 0; route < n_gemv; ++route) part.d.push_back(b.dispatch(gemv_spec(route), {x, wb, bias, out, u}, route));
+    for (int route = 0; route < n_gemv; ++route)
+      part.d.push_back(blocks ? b.dispatch(gemv_spec(route), {gemv_x, wb, bias, gemv_out, u, nw, res}, route)
+                              : b.dispatch(gemv_spec(route), {x, wb, bias, out, u}, route));
     if (has_gemm) {
       part.gu = b.uniform<GemmParams>();
-      part.gd = b.dispatch(gemm_spec, {x, wb, x, bias, out, part.gu}, gemm_route);
+      part.gd = b.dispatch(gemm_spec, {gemm_x, wb, x, gemm_bias, gemm_out, part.gu}, gemm_route);
     }
     parts.push_back(part);
   }
+  if (fu.act && (!gemv_glu || has_gemm)) glus.push_back(add_side_glu(b, fu.act, *y, out, gemv_glu ? gemm_route : -1));
   b.on_resize([=](ResizeContext& r) {
     Dims d = r.tensor(0).dims;
     if (d.empty() || d.back() != K)
       r.fail("x '{}' has live dims {}; the last dim must stay {} (K)", r.tensor(0).name, dims_str(d), K);
     const int64_t M = numel(d) / K;
-    d.back() = N;
-    r.set_dims(5, d);
+    r.set_dims(oi, resize_fusion(r, fu, norms, glus, d, N));
     const bool gemm = has_gemm && M > gemv_max_rows;
     const int route = gemm ? gemm_route : blocks ? block_route(M) : 0;
     const uint32_t rows_per_layer = blocks ? kBlockRows[block_route(M)] : 8;
     r.select_route(route);
     for (const Part& p : parts) {
-      const uint32_t wg_rows = 8 * (blocks && !gemm ? rpt[route] : 1);
-      const uint32_t nwg = uint32_t((p.rows + wg_rows - 1) / wg_rows);
-      r.set_uniform(p.u, Params{uint32_t(p.rows), uint32_t(K), has_bias, uint32_t(p.n0), nwg, uint32_t(N),
-                                uint32_t(row_bytes), uint32_t(M)});
+      // Rows of W per workgroup; with the GLU inside, half of them gate and half up rows of as many outputs.
+      const uint32_t wg_rows = 8 * (blocks && !gemm ? rpt[route] : 1), wg_outs = gemv_glu ? wg_rows / 2 : wg_rows;
+      const uint32_t nwg = uint32_t(((gemv_glu ? Nout : p.rows) + wg_outs - 1) / wg_outs);
+      r.set_uniform(p.u, Params{uint32_t(p.rows), uint32_t(K), has_bias, uint32_t(p.n0), nwg,
+                                uint32_t(gemv_glu ? Nout : N), uint32_t(row_bytes), uint32_t(M), fu.eps});
       const uint32_t layers = uint32_t(std::max<int64_t>((M + rows_per_layer - 1) / rows_per_layer, 1));
       for (int i = 0; i < n_gemv; ++i) r.set_workgroups(p.d[size_t(i)], i == route ? nwg : 0, layers);
       if (!has_gemm) continue;
@@ -178,7 +217,8 @@ void build_linear_ggml(OpBuilder& b) {
       g.c_off = uint32_t(p.n0);
       g.c_sm = uint32_t(N);
       g.bias_off = uint32_t(p.n0);
-      g.has_bias = has_bias;
+      g.has_bias = has_bias || fu.res >= 0;
+      if (fu.res >= 0) g.bias_sm = uint32_t(N);  // the residual as the bias term: row m of [M, N]
       r.set_uniform(p.gu, g);
       Grid grid{0, 1, 1};
       if (gemm) {
@@ -196,9 +236,12 @@ void build_linear_ggml(OpBuilder& b) {
 }  // namespace
 
 void register_linear_ggml_ops(OpRegistry& r) {
-  r.add({"wgrt.linear_ggml.default", build_linear_ggml,
-         {"ops/linear/gemv_ggml.wgsl:main", "ops/linear/gemv_kq.wgsl:main", "ops/linear/gemm_big.wgsl:main"},
-         true});
+  const std::vector<std::string> kernels = {"ops/linear/gemv_ggml.wgsl:main", "ops/linear/gemv_kq.wgsl:main",
+                                            "ops/linear/gemm_big.wgsl:main"};
+  r.add({"wgrt.linear_ggml.default", [](OpBuilder& b) { build_linear_ggml(b, false); }, kernels, true});
+  std::vector<std::string> fused = kernels;
+  fused.insert(fused.end(), {"ops/norm/rms_norm.wgsl:main", "ops/elementwise/swiglu.wgsl:main"});
+  r.add({"wgrt.linear_ggml_fused.default", [](OpBuilder& b) { build_linear_ggml(b, true); }, fused, true});
 }
 
 }  // namespace wgrt::ops

@@ -5,15 +5,19 @@
 //   renormalise, draw. The method (a radix select over 64-bit keys with fixed-point masses, no sort) and the
 //   tolerances are in sample.wgsl's header; the order of the draw differs from the CPU sampler's (id order,
 //   Philox4x32-10 keyed by the seed and the step), so the tokens match it in distribution, not one by one.
-//   params (read on the host, sampling.h: SampleParams): [0] 1 = on (0: no dispatch, outputs untouched),
+//   params i32 [16] (one set for every row; row r draws with counter step + r) or [R, 16] (one per row, each
+//   drawing at its own step; a row whose [0] is not 1 is off: out -1), read on the host too
+//   (sampling.h: sample_params): [0] 1 = on (no row on: no dispatch, outputs untouched),
 //   [1] temperature (f32 bits, > 0), [2] top_k (0 or >= V: off), [3] top_p (f32 bits, 1: off), [4] min_p
 //   (f32 bits, 0: off), [5] repetition penalty (f32 bits, 1: off), [6..7] seed (lo, hi), [8..9] step
 //   (lo, hi; row r draws with counter step + r), [10..15] 0.
-//   window: the last W tokens (oldest first; -1 = empty slot, ignored); its live length is the penalty
-//   window. window_out gets window shifted left by one with the last row's token appended (the next step's
-//   window: feed it back with ExecutableGraph::feed_input). out[r] = the token, or -1 when the row holds a NaN
+//   window i32 [W] (shared) or [R, W] (per row): the last W tokens (oldest first; -1 = empty slot, ignored);
+//   its live length is the penalty window. window_out (window's dims) gets window shifted left by one with the
+//   token appended: a shared window the last row's token (the next step's window: feed it back with
+//   ExecutableGraph::feed_input), per-row windows each row's own. out[r] = the token, or -1 when the row holds a NaN
 //   or +inf logit or every logit is -inf. probs (tests): each token's probability of being drawn.
-//   Errors (build): dtypes, ranks, W > 1024; (resize) a params input without host data is treated as off.
+//   Errors (build): dtypes, ranks, W > 1024; (resize) params or window rows neither 1 nor R, a parameter out of
+//   range (InvalidArgument naming it); a params input without host data is treated as off.
 #include "ops/sampling/sampling.h"
 
 #include <algorithm>
@@ -29,13 +33,10 @@ namespace wgrt::ops {
 
 namespace {
 
-struct SampleUniform {
-  uint32_t V, chunks, id_passes, flags;
-  float temp, top_p, min_p, penalty;
-  uint32_t top_k, wlen, seed_lo, seed_hi, ctr_lo, ctr_hi, rows, pad;
+struct SampleUniform {  // WGSL Shared (sample_common.wgsl); the per-row fields come from the params tensor
+  uint32_t V, chunks, id_passes, rows, wlen, prows, wrows, pad;
 };
-WGRT_UNIFORM(SampleUniform, V, chunks, id_passes, flags, temp, top_p, min_p, penalty, top_k, wlen, seed_lo, seed_hi,
-             ctr_lo, ctr_hi, rows, pad);
+WGRT_UNIFORM(SampleUniform, V, chunks, id_passes, rows, wlen, prows, wrows, pad);
 
 constexpr const char* kWgsl = "ops/sampling/sample.wgsl";        // prep, init, the radix select
 constexpr const char* kDraw = "ops/sampling/sample_draw.wgsl";   // mass, draw, pick, probs_out
@@ -57,9 +58,11 @@ void build_sample(OpBuilder& b) {
   b.check_dtype(3, DType::I32);
   b.check_dtype(4, DType::I32);
   b.check_rank(0, 2, 2);
-  b.check_rank(2, 1, 1);
-  b.check(b.tensor(1).max_dims == Dims{kSampleParams}, "params '{}' must be i32 [{}]", b.tensor(1).name, kSampleParams);
-  const int64_t W = b.tensor(2).max_dims[0];
+  b.check_rank(1, 1, 2);
+  b.check_rank(2, 1, 2);
+  b.check(b.tensor(1).max_dims.back() == kSampleParams, "params '{}' must be i32 [{}] or [rows, {}]", b.tensor(1).name,
+          kSampleParams, kSampleParams);
+  const int64_t W = b.tensor(2).max_dims.back();
   b.check(W <= kSampleWindowMax, "window '{}' holds {} tokens; at most {}", b.tensor(2).name, W, kSampleWindowMax);
   const bool with_probs = !b.is_none(5);
   if (with_probs) b.check_dtype(5, DType::F32);
@@ -80,6 +83,7 @@ void build_sample(OpBuilder& b) {
   std::vector<Binding> binds = {Binding::tensor(b.arg(0)), Binding::tensor(b.arg(2)), Binding::tensor(b.arg(3)),
                                 Binding::tensor(b.arg(4)), u, z, part, st};
   binds.push_back(with_probs ? Binding::tensor(b.arg(5)) : Binding(b.scratch(16, "no probs")));
+  binds.push_back(Binding::tensor(b.arg(1)));
   auto spec = [](const char* entry, uint32_t stage) {
     return webgpu::KernelSpec{kWgsl, entry, {{"STAGE", double(stage)}}, {}};
   };
@@ -97,40 +101,42 @@ void build_sample(OpBuilder& b) {
   DispatchRef d_pick = b.dispatch({kDraw, "pick", {}, {}}, binds);
   DispatchRef d_probs = b.dispatch({kDraw, "probs_out", {}, {}}, binds);
   b.on_resize([=](ResizeContext& r) {
-    const Dims xd = r.tensor(0).dims;
+    const Dims xd = r.tensor(0).dims, pd = r.tensor(1).dims, wd = r.tensor(2).dims;
     const uint64_t rows = uint64_t(xd[0]), V = uint64_t(xd[1]);
-    const int64_t wlen = r.tensor(2).dims[0];
+    const int64_t wlen = wd.back();
+    const uint64_t prows = pd.size() == 2 ? uint64_t(pd[0]) : 1, wrows = wd.size() == 2 ? uint64_t(wd[0]) : 1;
     r.set_dims(3, {int64_t(rows)});
-    r.set_dims(4, {wlen});
+    r.set_dims(4, wd);
     if (with_probs) r.set_dims(5, xd);
     const std::span<const int32_t> pr = r.input_host_i32(1);
-    const bool on = pr.size() == size_t(kSampleParams) && pr[0] == 1 && rows > 0 && V > 0;
+    bool on = false, topk = false, topp = false;
+    if (pr.size() == prows * size_t(kSampleParams) && rows > 0 && V > 0)
+      for (uint64_t i = 0; i < prows; ++i) {
+        const int32_t* q = pr.data() + i * kSampleParams;
+        if (q[0] != 1) continue;
+        on = true;
+        const float temp = f32_bits(q[1]), top_p = f32_bits(q[3]), min_p = f32_bits(q[4]), pen = f32_bits(q[5]);
+        if (!(temp > 0.0f) || !std::isfinite(temp)) r.fail("sampling temperature {} must be finite and > 0", temp);
+        if (!(top_p > 0.0f && top_p <= 1.0f)) r.fail("sampling top_p {} must be in (0, 1]", top_p);
+        if (!(min_p >= 0.0f && min_p <= 1.0f)) r.fail("sampling min_p {} must be in [0, 1]", min_p);
+        if (!(pen > 0.0f) || !std::isfinite(pen)) r.fail("repetition penalty {} must be finite and > 0", pen);
+        topk |= q[2] > 0 && uint64_t(q[2]) < V;
+        topp |= top_p < 1.0f;
+      }
+    if (on && prows != 1 && prows != rows)
+      r.fail("sampling params hold {} rows for {} rows of logits (1 or one per row)", prows, rows);
+    if (on && wrows != 1 && wrows != rows)
+      r.fail("sampling window holds {} rows for {} rows of logits (1 or one per row)", wrows, rows);
     SampleUniform su{};
     uint32_t passes = 0;
-    bool topk = false, topp = false;
     if (on) {
       su.V = uint32_t(V);
       su.chunks = uint32_t(div_up(V, chunk));
       su.id_passes = id_passes(V);
-      su.temp = f32_bits(pr[1]);
-      su.top_k = uint32_t(std::max(pr[2], 0));
-      su.top_p = f32_bits(pr[3]);
-      su.min_p = f32_bits(pr[4]);
-      su.penalty = f32_bits(pr[5]);
-      if (!(su.temp > 0.0f) || !std::isfinite(su.temp)) r.fail("sampling temperature {} must be finite and > 0", su.temp);
-      if (!(su.top_p > 0.0f && su.top_p <= 1.0f)) r.fail("sampling top_p {} must be in (0, 1]", su.top_p);
-      if (!(su.min_p >= 0.0f && su.min_p <= 1.0f)) r.fail("sampling min_p {} must be in [0, 1]", su.min_p);
-      if (!(su.penalty > 0.0f) || !std::isfinite(su.penalty)) r.fail("repetition penalty {} must be finite and > 0", su.penalty);
-      topk = su.top_k > 0 && su.top_k < V;
-      topp = su.top_p < 1.0f;
-      su.flags = (topk ? 1u : 0u) | (topp ? 2u : 0u) | (su.min_p > 0.0f ? 4u : 0u) |
-                 (su.penalty != 1.0f && wlen > 0 ? 8u : 0u);
-      su.wlen = uint32_t(wlen);
-      su.seed_lo = uint32_t(pr[6]);
-      su.seed_hi = uint32_t(pr[7]);
-      su.ctr_lo = uint32_t(pr[8]);
-      su.ctr_hi = uint32_t(pr[9]);
       su.rows = uint32_t(rows);
+      su.wlen = uint32_t(wlen);
+      su.prows = uint32_t(prows);
+      su.wrows = uint32_t(wrows);
       passes = kValuePasses + su.id_passes;
     }
     r.set_uniform(u, su);

@@ -16,6 +16,8 @@
 // is the first in id order whose cumulative mass exceeds the target (`mass` per chunk, `draw` picks the chunk,
 // `pick` the token).
 //
+// Parameters per row: params [P, 16] and window [Pw, W] hold one row (shared by every row; row r draws at
+// counter step + r) or one per row (each its own step). A row whose params [0] != 1 is off: out = -1.
 // Dispatches (grid z = row): prep (chunks), init (1), (hist, select) x passes for top-k then for top-p
 // (1 workgroup for select), mass (chunks), draw (1), pick (1), probs (chunks, optional).
 // A NaN or +inf logit, or every logit -inf, gives out = -1.
@@ -25,6 +27,10 @@
 @compute @workgroup_size(256)
 fn prep(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index) lid : u32) {
   let row = wid.z;
+  load_params(row);
+  if (wg_uniform(lid, !p.on)) {
+    return;  // init marks the row off
+  }
   let lo = wid.x * CHUNK;
   let hi = min(lo + CHUNK, p.V);
   let base = row * p.V;
@@ -34,11 +40,11 @@ fn prep(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index)
   storageBarrier();
   if ((p.flags & F_PEN) != 0u) {
     for (var s = lid; s < p.wlen; s += WG) {
-      let id = window[s];
+      let id = window[p.wbase + s];
       if (id >= 0 && u32(id) >= lo && u32(id) < hi) {
         var first = true;
         for (var j = 0u; j < s; j++) {
-          if (window[j] == id) {
+          if (window[p.wbase + j] == id) {
             first = false;
             break;
           }
@@ -83,18 +89,22 @@ fn prep(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index)
 @compute @workgroup_size(256)
 fn init(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index) lid : u32) {
   let row = wid.z;
+  load_params(row);
   if (lid != 0u) {
     return;
   }
   var mk = 0u;
   var bad = 0u;
-  for (var c = 0u; c < p.chunks; c++) {
+  for (var c = 0u; c < p.chunks && p.on; c++) {
     let w = (row * p.chunks + c) * 512u;
     mk = max(mk, part[w]);
     bad = max(bad, part[w + 1u]);
   }
   if (bad == 0u && mk <= NEG_INF_KEY) {
     bad = 2u;
+  }
+  if (!p.on) {
+    bad = 3u;
   }
   // The value of the key (not -inf here unless bad).
   let mbits = select(~mk, mk & 0x7fffffffu, (mk & 0x80000000u) != 0u);
@@ -111,7 +121,8 @@ fn init(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index)
 @compute @workgroup_size(256)
 fn hist(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index) lid : u32) {
   let row = wid.z;
-  if (row_bad(row, lid)) {
+  load_params(row);
+  if (stage_skip(row, lid)) {
     return;
   }
   atomicStore(&h_lo[lid], 0u);
@@ -149,7 +160,8 @@ fn hist(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index)
 @compute @workgroup_size(256)
 fn select_digit(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index) lid : u32) {
   let row = wid.z;
-  if (row_bad(row, lid)) {
+  load_params(row);
+  if (stage_skip(row, lid)) {
     return;
   }
   var sum = vec2<u32>(0u, 0u);

@@ -7,6 +7,20 @@ const CHUNK : u32 = 4096u;  // WG * PER logits per chunk workgroup
 
 override STAGE : u32 = 0u;  // hist / select: 0 = top-k (counts), 1 = top-p (masses)
 
+// Shared by every row (the uniform block): sizes, and how many rows of params / window there are (1: every
+// row uses row 0's; else one per row).
+struct Shared {
+  V : u32,
+  chunks : u32,
+  id_passes : u32,
+  rows : u32,
+  wlen : u32,   // window width W (-1 entries are empty)
+  prows : u32,  // params rows: 1 or rows
+  wrows : u32,  // window rows: 1 or rows
+  _pad : u32,
+}
+
+// One row's parameters, unpacked from the params tensor by load_params (sampling.h: sample_params layout).
 struct Params {
   V : u32,
   chunks : u32,
@@ -20,21 +34,25 @@ struct Params {
   wlen : u32,
   seed_lo : u32,
   seed_hi : u32,
-  ctr_lo : u32,
+  ctr_lo : u32,  // the row's Philox counter: step + (row - its params row)
   ctr_hi : u32,
   rows : u32,
-  _pad : u32,
+  wbase : u32,   // the row's window offset
+  on : bool,
 }
 
 @group(0) @binding(0) var<storage, read> logits : array<f32>;
 @group(0) @binding(1) var<storage, read> window : array<i32>;
 @group(0) @binding(2) var<storage, read_write> out : array<i32>;
 @group(0) @binding(3) var<storage, read_write> wout : array<i32>;
-@group(0) @binding(4) var<uniform> p : Params;
+@group(0) @binding(4) var<uniform> u : Shared;
 @group(0) @binding(5) var<storage, read_write> z : array<f32>;     // penalized logits [rows, V]
 @group(0) @binding(6) var<storage, read_write> part : array<u32>;  // per-chunk partials [rows, chunks, 256, 2]
 @group(0) @binding(7) var<storage, read_write> st : array<u32>;    // state [rows, 32]
 @group(0) @binding(8) var<storage, read_write> probs : array<f32>; // [rows, V] (probs entry only)
+@group(0) @binding(9) var<storage, read> params : array<i32>;      // [prows, 16]
+
+var<private> p : Params;  // this workgroup's row (load_params at each entry)
 
 const F_TOPK : u32 = 1u;
 const F_TOPP : u32 = 2u;
@@ -42,7 +60,7 @@ const F_MINP : u32 = 4u;
 const F_PEN : u32 = 8u;
 
 // State words (per row, base row * 32).
-const S_BAD : u32 = 0u;    // 1: a NaN or +inf logit, 2: every logit -inf
+const S_BAD : u32 = 0u;    // 1: a NaN or +inf logit, 2: every logit -inf, 3: the row is off (params [0] != 1)
 const S_MAX : u32 = 1u;    // the largest penalized logit (f32 bits)
 const S_PASS : u32 = 2u;   // radix pass of the current stage
 const S_REM : u32 = 3u;    // 3, 4: remaining count (top-k) or mass (top-p) inside the chosen bins
@@ -62,12 +80,60 @@ var<workgroup> s_hi : array<u32, 256>;
 var<workgroup> s_pick : array<u32, 4>;  // the thread, its target (lo, hi), the token
 var<workgroup> wg_flag : u32;
 
-// The row's bad flag, uniform across the workgroup (so kernels may return before their barriers).
-fn row_bad(row : u32, lid : u32) -> bool {
+// Every entry point starts with this: p = row `row`'s parameters and flags.
+fn load_params(row : u32) {
+  let pr = min(row, u.prows - 1u);
+  let b = pr * 16u;
+  p.V = u.V;
+  p.chunks = u.chunks;
+  p.id_passes = u.id_passes;
+  p.rows = u.rows;
+  p.wlen = u.wlen;
+  p.wbase = min(row, u.wrows - 1u) * u.wlen;
+  p.on = params[b] == 1;
+  p.temp = bitcast<f32>(params[b + 1u]);
+  p.top_k = u32(max(params[b + 2u], 0));
+  p.top_p = bitcast<f32>(params[b + 3u]);
+  p.min_p = bitcast<f32>(params[b + 4u]);
+  p.penalty = bitcast<f32>(params[b + 5u]);
+  p.seed_lo = bitcast<u32>(params[b + 6u]);
+  p.seed_hi = bitcast<u32>(params[b + 7u]);
+  let ctr = add64(vec2<u32>(bitcast<u32>(params[b + 8u]), bitcast<u32>(params[b + 9u])), vec2<u32>(row - pr, 0u));
+  p.ctr_lo = ctr.x;
+  p.ctr_hi = ctr.y;
+  var f = 0u;
+  if (p.top_k > 0u && p.top_k < p.V) {
+    f |= F_TOPK;
+  }
+  if (p.top_p < 1.0) {
+    f |= F_TOPP;
+  }
+  if (p.min_p > 0.0) {
+    f |= F_MINP;
+  }
+  if (p.penalty != 1.0 && p.wlen > 0u) {
+    f |= F_PEN;
+  }
+  p.flags = f;
+}
+
+// `skip` made uniform across the workgroup (so kernels may return before their barriers).
+fn wg_uniform(lid : u32, skip : bool) -> bool {
   if (lid == 0u) {
-    wg_flag = st[row * 32u + S_BAD];
+    wg_flag = select(0u, 1u, skip);
   }
   return workgroupUniformLoad(&wg_flag) != 0u;
+}
+
+// The row's bad flag (1, 2; 3: the row is off), uniform across the workgroup.
+fn row_bad(row : u32, lid : u32) -> bool {
+  return wg_uniform(lid, lid == 0u && st[row * 32u + S_BAD] != 0u);
+}
+
+// hist / select_digit: the row is bad or off, or has no filter of this STAGE (top-k: 0, top-p: 1).
+fn stage_skip(row : u32, lid : u32) -> bool {
+  let want = select(F_TOPP, F_TOPK, STAGE == 0u);
+  return wg_uniform(lid, lid == 0u && (st[row * 32u + S_BAD] != 0u || (p.flags & want) == 0u));
 }
 
 // ---- 64-bit integers as vec2<u32>(lo, hi) ----

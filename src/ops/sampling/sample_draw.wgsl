@@ -6,6 +6,7 @@
 @compute @workgroup_size(256)
 fn mass(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index) lid : u32) {
   let row = wid.z;
+  load_params(row);
   if (row_bad(row, lid)) {
     return;
   }
@@ -30,6 +31,7 @@ fn mass(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index)
 @compute @workgroup_size(256)
 fn draw(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index) lid : u32) {
   let row = wid.z;
+  load_params(row);
   if (lid != 0u || state(row, S_BAD) != 0u) {
     return;
   }
@@ -39,7 +41,7 @@ fn draw(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index)
     total = add64(total, vec2<u32>(part[w], part[w + 1u]));
   }
   set_state64(row, S_TOTAL, total);
-  let ctr = add64(vec2<u32>(p.ctr_lo, p.ctr_hi), vec2<u32>(row, 0u));
+  let ctr = vec2<u32>(p.ctr_lo, p.ctr_hi);  // load_params added the row offset
   let r = philox(vec4<u32>(ctr.x, ctr.y, 0u, 0u), vec2<u32>(p.seed_lo, p.seed_hi)).x;
   // tgt = floor(r * total / 2^32) < total
   let lo = mul_wide(r, total.x);
@@ -63,10 +65,11 @@ fn draw(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index)
 }
 
 // The token inside the chosen chunk: the first whose cumulative mass exceeds the target. Then the window
-// (last row): wout = window shifted by one, the token appended.
+// (per row, or the last row's for a shared window): wout = window shifted by one, the token appended.
 @compute @workgroup_size(256)
 fn pick(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index) lid : u32) {
   let row = wid.z;
+  load_params(row);
   var tok = -1;
   if (!row_bad(row, lid)) {
     let mx = bitcast<f32>(state(row, S_MAX));
@@ -127,13 +130,13 @@ fn pick(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index)
   if (lid == 0u) {
     out[row] = tok;
   }
-  if (row + 1u == p.rows) {
+  if (u.wrows > 1u || row + 1u == p.rows) {  // per-row windows: each row's own; a shared one: the last row's
     for (var j = lid; j < p.wlen; j += WG) {
       var v = tok;
       if (j + 1u < p.wlen) {
-        v = window[j + 1u];
+        v = window[p.wbase + j + 1u];
       }
-      wout[j] = v;
+      wout[p.wbase + j] = v;
     }
   }
 }
@@ -142,6 +145,7 @@ fn pick(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index)
 @compute @workgroup_size(256)
 fn probs_out(@builtin(workgroup_id) wid : vec3<u32>, @builtin(local_invocation_index) lid : u32) {
   let row = wid.z;
+  load_params(row);
   let lo = wid.x * CHUNK;
   let hi = min(lo + CHUNK, p.V);
   let bad = state(row, S_BAD) != 0u;

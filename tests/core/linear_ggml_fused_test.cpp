@@ -1,0 +1,243 @@
+// wgrt.linear_ggml_fused.default (the block-format linear with the RMSNorm before it, a residual add or a GLU
+// after it folded in; gemv_kq.wgsl with the hooks of gemv_q4_fuse.wgsl) on a real adapter against a plain C++
+// composition of the unfused parts: ref::rms_norm in double, a double GEMV over the weights as the src/formats
+// decoders dequantize them (bit-exact with llama.cpp, tests/host/ggml_dequant_test.cpp), then the GLU or the
+// residual add in double. Every type the op takes (Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K), odd N and H, K of 3
+// blocks (K-quants: 768 = 256 * 3) and 5 blocks, M 1, 2, 3, 5, 8 (the four GEMV routes, partial grid layers) and
+// 11 (two layers, or the GEMM route on GPUs), every prologue / epilogue combination the decoder uses (norm + bias,
+// residual, norm + residual, norm + SwiGLU, norm + GeGLU with a bias; all on Q4_K and Q6_K, two on the other
+// types), the policy's fused_gemv on and off, the
+// block GEMM route forced on any adapter, weights split into binding chunks, and bad arguments.
+// Tolerance: |d| <= 2e-5 * m + 1e-6, m the sum over k of |h_k W_nk| (f32 accumulation and the f32 norm); a GLU
+// output carries both rows' errors through act(g) * u: 2e-5 * (1.2 m_g |u| + m_u |act(g)|) + 1e-6 (|act'| < 1.2).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <optional>
+
+#include "ggml_blocks_test_util.h"
+#include "gpu_fixture.h"
+#include "graph/executable.h"
+#include "ops_a_test_util.h"
+#include "reference/ops_a_reference.h"
+#include "webgpu/device.h"
+#include "wgrt/error.h"
+
+using namespace wgrt;
+using wgrt::test::gpu;
+namespace ref = wgrt::test::ref;
+
+namespace {
+
+constexpr double kEps = 1e-5, kRel = 2e-5;
+
+struct Case {
+  int64_t K, N;  // N: rows of W (2H with a GLU)
+  bool norm, res, bias;
+  int act;  // 0 none, 1 silu-GLU, 2 gelu-tanh-GLU
+};
+
+std::string name(GgmlType t, const Case& c) {
+  return fmt::format("{} K {} N {} norm {} res {} bias {} act {}", ggml_type_name(t), c.K, c.N, c.norm, c.res, c.bias,
+                     c.act);
+}
+
+struct Fused {
+  std::unique_ptr<ExecutableGraph> exe;
+  ValueId x = -1, res = -1, out = -1;
+  std::vector<float> w, bias, nw;  // w as the src/formats decoders dequantize it
+};
+
+Fused make_fused(GgmlType t, const Case& c, uint64_t seed, int64_t max_m = 11) {
+  const test::TypeInfo* ti = nullptr;
+  for (const test::TypeInfo& i : test::kTypes)
+    if (i.type == t) ti = &i;
+  std::vector<uint8_t> raw = test::random_blocks(*ti, c.N, c.K, seed);
+  Fused f;
+  f.w = dequantize(t, raw, uint64_t(c.N * c.K), "w");
+  std::vector<uint32_t> words((raw.size() + 3) / 4, 0u);
+  std::memcpy(words.data(), raw.data(), raw.size());
+  Graph g;
+  f.x = g.input("x", DType::F32, {max_m, c.K});
+  const int64_t nwords = int64_t(words.size());
+  ValueId w = g.constant("w", DType::U32, {nwords}, ConstantData::from_vector(std::move(words)));
+  ValueId bias = g.none(), nw = g.none(), res = g.none();
+  if (c.bias) {
+    f.bias = ref::random_floats(size_t(c.N), uint32_t(seed) + 1);
+    bias = g.constant("bias", DType::F32, {c.N}, ConstantData::from_vector(f.bias));
+  }
+  if (c.norm) {
+    f.nw = ref::random_floats(size_t(c.K), uint32_t(seed) + 2, 0.5f, 1.5f);
+    nw = g.constant("norm_weight", DType::F32, {c.K}, ConstantData::from_vector(f.nw));
+  }
+  if (c.res) res = f.res = g.input("residual", DType::F32, {max_m, c.N});
+  f.out = g.tensor_like(DType::F32, "out");
+  g.op("wgrt.linear_ggml_fused.default", {f.x, w, g.int_value(int64_t(t)), g.int_value(c.N), bias, nw, g.real(kEps), res,
+                                          g.int_value(c.act), f.out}, "lin");
+  g.output(f.out);
+  f.exe = ExecutableGraph::build(std::move(g), gpu());
+  return f;
+}
+
+double act_fn(int act, double g) {
+  if (act == 2) return 0.5 * g * (1.0 + std::tanh(0.7978845608028654 * (g + 0.044715 * g * g * g)));
+  return g / (1.0 + std::exp(-g));
+}
+
+// Runs M rows through f and compares with the unfused composition.
+void run_and_check(Fused& f, const Case& c, int64_t M, uint32_t seed, const std::string& what) {
+  std::vector<float> x = ref::random_floats(size_t(M * c.K), seed + 100, -2.0f, 2.0f);
+  f.exe->set_input(f.x, {M, c.K}, std::span<const float>(x));
+  std::vector<float> r;
+  if (c.res) {
+    r = ref::random_floats(size_t(M * c.N), seed + 200);
+    f.exe->set_input(f.res, {M, c.N}, std::span<const float>(r));
+  }
+  f.exe->execute();
+  const std::vector<float> h = c.norm ? ref::rms_norm(x, f.nw, c.K, kEps) : x;
+  std::vector<double> y(size_t(M * c.N)), mag(size_t(M * c.N));
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < c.N; ++n) {
+      double s = c.bias ? f.bias[size_t(n)] : 0.0, a = 0;
+      for (int64_t k = 0; k < c.K; ++k) {
+        const double p = double(h[size_t(m * c.K + k)]) * f.w[size_t(n * c.K + k)];
+        s += p, a += std::fabs(p);
+      }
+      y[size_t(m * c.N + n)] = s, mag[size_t(m * c.N + n)] = a;
+    }
+  const int64_t Nout = c.act ? c.N / 2 : c.N;
+  ASSERT_EQ(f.exe->dims(f.out), (Dims{M, Nout})) << what;
+  const std::vector<float> got = f.exe->read_f32(f.out);
+  int bad = 0;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t j = 0; j < Nout; ++j) {
+      const size_t o = size_t(m * Nout + j), gi = size_t(m * c.N + j), ui = gi + size_t(Nout);
+      double want, tol;
+      if (c.act) {
+        want = act_fn(c.act, y[gi]) * y[ui];
+        tol = kRel * (1.2 * mag[gi] * std::fabs(y[ui]) + mag[ui] * std::fabs(act_fn(c.act, y[gi]))) + 1e-6;
+      } else {
+        want = y[o] + (c.res ? r[o] : 0.0f);
+        tol = kRel * mag[o] + 1e-6;
+      }
+      if (!(std::fabs(got[o] - want) <= tol) && bad++ < 3)
+        ADD_FAILURE() << what << " m " << m << " j " << j << ": gpu " << got[o] << " ref " << want << " tol " << tol;
+    }
+  EXPECT_EQ(bad, 0) << what;
+}
+
+const GgmlType kFusedTypes[] = {GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q8_0,
+                                GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K};
+
+// The decoder's combinations at K of `blocks` blocks (be elements each).
+std::vector<Case> cases(int64_t be) {
+  return {
+      {3 * be, 37, true, false, true, 0},   // q/k/v with a bias (qwen2)
+      {3 * be, 37, false, true, false, 0},  // o-proj / down-proj: residual
+      {5 * be, 21, true, true, false, 0},   // norm and residual together
+      {3 * be, 74, true, false, false, 1},  // gate/up with SwiGLU, H 37
+      {5 * be, 26, true, false, true, 2},   // GeGLU with a bias, H 13
+  };
+}
+
+webgpu::Tuning tuned(bool fused_gemv) {
+  webgpu::Tuning t = gpu().tuning();
+  t.fused_gemv = fused_gemv;
+  return t;
+}
+
+}  // namespace
+
+// Every combination on Q4_K and Q6_K (the two chunk layouts of the K-quants), with fused_gemv on and (Q4_K) off;
+// the other types with the norm + residual and norm + SwiGLU cases (the hooks are type-independent; each type's
+// chunk decoder feeds them through fma_rows). Each graph compiles 4 GEMV routes: kept few for lavapipe.
+TEST(LinearGgmlFused, EveryTypeAndFusionMatchesUnfusedComposition) {
+  uint32_t seed = 1;
+  for (GgmlType t : kFusedTypes)
+    for (bool fg : {true, false}) {
+      const bool full = t == GgmlType::Q4_K || t == GgmlType::Q6_K;
+      if (!fg && t != GgmlType::Q4_K) continue;
+      webgpu::ScopedTuning scoped(gpu(), tuned(fg));
+      const std::vector<Case> cs = cases(ops::ggml_gpu_block(int64_t(t))->elems);
+      for (size_t i = 0; i < cs.size(); ++i) {
+        if (!full && i != 2 && i != 3) continue;
+        Fused f = make_fused(t, cs[i], seed);
+        for (int64_t M : {1, 2, 3, 5, 8, 11, 1})
+          run_and_check(f, cs[i], M, seed++, fmt::format("fused_gemv {} {} M {}", fg, name(t, cs[i]), M));
+      }
+    }
+}
+
+TEST(LinearGgmlFused, DecodeIsOneDispatchWhenFused) {
+  // M = 1: norm + GEMV + GLU in one dispatch with fused_gemv; three without. The same graph then takes 9 rows.
+  const Case c{768, 74, true, false, false, 1};
+  for (bool fg : {true, false}) {
+    Fused f;
+    {
+      webgpu::ScopedTuning scoped(gpu(), tuned(fg));
+      f = make_fused(GgmlType::Q4_K, c, 7);
+    }
+    int step = 0;
+    for (int64_t M : {1, 9, 1}) {
+      run_and_check(f, c, M, uint32_t(40 + step++), fmt::format("fused_gemv {} M {}", fg, M));
+      if (M == 1) EXPECT_EQ(f.exe->dispatch_count(true), fg ? 1u : 3u);
+    }
+  }
+}
+
+// The block GEMM route (gemm_big.wgsl B_MODE 2, the Tiled GEMM kind; forced here on any adapter) for M >
+// gemv_max_rows: the norm and the GLU as their own dispatches, the residual as the GEMM's bias term.
+TEST(LinearGgmlFused, GemmRouteSideDispatches) {
+  webgpu::Tuning tun = tuned(true);
+  tun.gemm.kind = webgpu::GemmTuning::Kind::Tiled;
+  webgpu::ScopedTuning scoped(gpu(), tun);
+  uint32_t seed = 300;
+  for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q6_K})
+    for (const Case& c : cases(ops::ggml_gpu_block(int64_t(t))->elems)) {
+      if (c.K != 3 * ops::ggml_gpu_block(int64_t(t))->elems) continue;  // norm + bias, residual, SwiGLU
+      Fused f = make_fused(t, c, seed, 20);
+      for (int64_t M : {20, 1}) run_and_check(f, c, M, seed++, fmt::format("gemm route {} M {}", name(t, c), M));
+    }
+}
+
+TEST(LinearGgmlFused, WeightsSplitIntoBindingChunks) {
+  // 601 rows of 3 Q4_K blocks (432 B) at a limit of 300 rows -> chunks of 256, 256, 89 rows. The residual
+  // epilogue works per chunk; the GLU pairs rows across chunks, so it runs as its own dispatch.
+  for (int act : {0, 1}) {
+    const Case c{768, act ? 602 : 601, true, act == 0, false, act};
+    webgpu::Tuning t = tuned(true);
+    t.max_binding_bytes = 300 * 432;
+    Fused f;
+    {
+      webgpu::ScopedTuning scoped(gpu(), t);
+      f = make_fused(GgmlType::Q4_K, c, 17);
+    }
+    run_and_check(f, c, 5, 4, fmt::format("split act {} M 5", act));
+    run_and_check(f, c, 1, 3, fmt::format("split act {}", act));
+    EXPECT_EQ(f.exe->dispatch_count(true), act ? 4u : 3u);  // 3 GEMV chunks (+ the GLU)
+  }
+}
+
+TEST(LinearGgmlFused, BadArgumentsGiveClearErrors) {
+  auto build = [](int64_t wtype, int64_t nw_len, bool res, bool bias, int act, int64_t N) {
+    Graph g;
+    const int64_t K = 256;
+    ValueId x = g.input("x", DType::F32, {1, K});
+    const int64_t words = (N * (wtype == 2 ? 8 * 18 : 144) + 3) / 4;
+    ValueId w = g.constant("w", DType::U32, {words}, ConstantData::from_vector(std::vector<uint32_t>(size_t(words))));
+    ValueId nw = nw_len ? g.constant("nw", DType::F32, {nw_len}, ConstantData::from_vector(std::vector<float>(size_t(nw_len)))) : g.none();
+    ValueId b = bias ? g.constant("b", DType::F32, {N}, ConstantData::from_vector(std::vector<float>(size_t(N)))) : g.none();
+    ValueId r = res ? g.input("r", DType::F32, {1, N}) : g.none();
+    ValueId out = g.tensor_like(DType::F32, "out");
+    g.op("wgrt.linear_ggml_fused.default", {x, w, g.int_value(wtype), g.int_value(N), b, nw, g.real(1e-5), r,
+                                            g.int_value(act), out}, "lin");
+    ExecutableGraph::build(std::move(g), gpu());
+  };
+  using wgrt::test::expect_error;
+  expect_error<InvalidArgument>([&] { build(12, 255, false, false, 0, 4); }, "norm_weight 'nw' [255] must be [256]");
+  expect_error<InvalidArgument>([&] { build(12, 256, true, false, 1, 4); }, "a residual with a GLU activation is not supported");
+  expect_error<InvalidArgument>([&] { build(12, 0, true, true, 0, 4); }, "a residual with a bias is not supported");
+  expect_error<InvalidArgument>([&] { build(12, 0, false, false, 3, 4); }, "act must be 0 (none), 1 (silu GLU) or 2");
+  expect_error<InvalidArgument>([&] { build(12, 256, false, false, 1, 5); }, "a GLU needs an even number of weight rows");
+  expect_error<InvalidArgument>([&] { build(2, 0, false, false, 0, 4); }, "weight type id 2 has no fused kernel");
+}

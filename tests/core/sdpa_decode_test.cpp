@@ -1,0 +1,138 @@
+// llama.sdpa_with_kv_cache's decode kernel (sdpa_decode.wgsl: the G query heads of a kv head per workgroup,
+// split-KV planned from the live key count, merge only when split) against the double-precision reference
+// (reference/attention_ref.h) on ONE graph per configuration. Covers contexts 1, 63, 64, 65, 129, 257, 1000
+// and the last cache row (C_max - 1), GQA groups 1, 4, 7, 8 and 18 (three head blocks, the last partial), head
+// dims 64, 80, 128, 256, B = 2, every split setting (never, default rule, chunks of 1 / 64 / 300 keys), the
+// old flash route on the same steps, live-dim changes (growing decode, a long split step then a short one, a
+// prefill after decodes: stale partials of a longer step must not leak), route choice (D % 4, S > 1) and the
+// WGRT_SDPA_DECODE / WGRT_SDPA_SPLIT knobs. Tolerance: |gpu - ref| <= 1e-4 + 1e-3 |ref| (attention_test_util.h).
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "sdpa_test_util.h"
+#include "wgrt/error.h"
+
+using namespace wgrt;
+using namespace wgrt::test;
+
+namespace {
+
+webgpu::Tuning with_decode_kernel(bool on) {
+  webgpu::Tuning t = gpu().tuning();
+  t.sdpa_decode_kernel = on;
+  return t;
+}
+
+// Runs decode step `st` under each split setting (and the old flash route) and checks each against `want`.
+void check_all_routes(Sdpa& t, const Sdpa::Step& st, const std::vector<float>& want, const std::string& what) {
+  const int64_t ctx = st.pos + 1;
+  {
+    webgpu::ScopedTuning def(gpu(), with_decode_kernel(true));
+    expect_attn_close(t.run(st), want, what + " default split rule");
+    EXPECT_TRUE(t.decode_active()) << what;
+  }
+  {
+    SplitThreshold never(std::numeric_limits<int64_t>::max());
+    expect_attn_close(t.run(st), want, what + " unsplit");
+    EXPECT_TRUE(t.decode_active()) << what;
+    EXPECT_FALSE(t.decode_merge_active()) << what;
+  }
+  for (int64_t chunk : {1, 64, 300}) {
+    SplitThreshold always(1, chunk);
+    expect_attn_close(t.run(st), want, what + fmt::format(" split chunk {}", chunk));
+    EXPECT_EQ(t.decode_merge_active(), ctx > chunk) << what << " chunk " << chunk;  // one chunk: no merge
+  }
+  {
+    webgpu::ScopedTuning old(gpu(), with_decode_kernel(false));
+    expect_attn_close(t.run(st), want, what + " sdpa_flash route");
+    EXPECT_FALSE(t.decode_active()) << what;
+  }
+}
+
+}  // namespace
+
+TEST(SdpaDecode, ContextsGroupsHeadDimsAndSplits) {
+  struct Case {
+    int64_t B, Hq, Hkv, D;
+  };
+  const int64_t C = 1001;
+  for (Case c : {Case{1, 4, 4, 64}, Case{2, 8, 2, 80}, Case{1, 7, 1, 128}, Case{1, 16, 2, 256}, Case{1, 18, 1, 64}}) {
+    Sdpa t(c.B, 1, c.Hq, c.Hkv, c.D, C, true, false, /*fill_max=*/C);
+    t.set_fill(C, 0);
+    bool filled = true;
+    for (int32_t pos : {0, 62, 63, 64, 128, 256, 999, int32_t(C - 1)}) {
+      auto st = t.make_step(1, pos);
+      const std::string what = fmt::format("B={} Hq={} Hkv={} D={} context {}", c.B, c.Hq, c.Hkv, c.D, pos + 1);
+      std::vector<float> first;
+      {
+        webgpu::ScopedTuning def(gpu(), with_decode_kernel(true));
+        first = t.run(st);  // runs the fill once
+      }
+      if (filled) t.set_fill(0, 0), filled = false;
+      auto want = t.expected(st);
+      expect_attn_close(first, want, what + " first run");
+      check_all_routes(t, st, want, what);
+    }
+  }
+}
+
+// One graph through live-dim changes: a prefill, decode steps with growing position (split into single keys,
+// so the split count changes every step), a long step at context 900 (64 splits), a short step after it
+// (fewer splits: the longer step's partials must not leak into the merge), a prefill after decodes, decode again.
+TEST(SdpaDecode, LiveDimChangesOnOneGraph) {
+  Sdpa t(1, 16, 8, 2, 64, 1024, true, false, /*fill_max=*/900);
+  SplitThreshold always(1, 1);
+  auto pre = t.make_step(16, 0);
+  t.set_fill(0, 0);
+  expect_attn_close(t.run(pre), t.expected(pre), "prefill 16");
+  for (int32_t pos = 16; pos < 21; ++pos) {
+    auto st = t.make_step(1, pos);
+    expect_attn_close(t.run(st), t.expected(st), fmt::format("decode at {}", pos));
+    EXPECT_TRUE(t.decode_merge_active());
+  }
+  t.set_fill(879, 21);  // rows 21..899, then a step at 900
+  auto lng = t.make_step(1, 900);
+  expect_attn_close(t.run(lng), t.expected(lng), "decode at 900");
+  t.set_fill(0, 0);
+  auto shrt = t.make_step(1, 21);  // rewinds: context 22 of the same cache
+  expect_attn_close(t.run(shrt), t.expected(shrt), "decode at 21 after 900");
+  auto pre2 = t.make_step(5, 22);
+  expect_attn_close(t.run(pre2), t.expected(pre2), "prefill 5 at 22 after decodes");
+  EXPECT_FALSE(t.decode_active());
+  auto last = t.make_step(1, 27);
+  expect_attn_close(t.run(last), t.expected(last), "decode at 27 after the prefill");
+  EXPECT_TRUE(t.decode_active());
+}
+
+// The route rule: decode with D % 4 == 0 takes the decode kernel; D = 37 and prefill keep sdpa_flash.wgsl;
+// WGRT_SDPA_DECODE=0 turns it off; the _swa variant stays on the scores-in-scratch kernel.
+TEST(SdpaDecode, RouteChoice) {
+  Sdpa d37(1, 3, 4, 2, 37, 40);
+  auto p = d37.make_step(3, 0);
+  expect_attn_close(d37.run(p), d37.expected(p), "D=37 prefill");
+  auto s = d37.make_step(1, 3);
+  expect_attn_close(d37.run(s), d37.expected(s), "D=37 decode");
+  EXPECT_FALSE(d37.decode_active());
+  Sdpa swa(1, 1, 4, 2, 16, 40, true, false, 0, std::nullopt, 1.5, 3);
+  auto w = swa.make_step(1, 0);
+  expect_attn_close(swa.run(w), swa.expected(w), "swa decode");
+  EXPECT_FALSE(swa.decode_active());
+  EXPECT_TRUE(swa.active("ops/attention/sdpa.wgsl:main"));
+}
+
+TEST(SdpaDecode, TuningKnobs) {
+  auto parse = [](const char* name, const char* value) {
+    return webgpu::parse_tuning_env([&](const char* n) { return std::string(n) == name ? value : nullptr; });
+  };
+  webgpu::Tuning t = webgpu::Tuning::for_device(webgpu::DeviceFacts{}, parse("WGRT_SDPA_SPLIT", "512,32,1024"));
+  EXPECT_EQ(t.sdpa_split_min_context, 512);
+  EXPECT_EQ(t.sdpa_split_min_chunk, 32);
+  EXPECT_EQ(t.sdpa_split_target_workgroups, 1024);
+  EXPECT_TRUE(t.sdpa_decode_kernel);
+  EXPECT_FALSE(webgpu::Tuning::for_device({}, parse("WGRT_SDPA_DECODE", "0")).sdpa_decode_kernel);
+  for (const char* bad : {"1,2", "1,0,4", "1,2,0", "a,b,c", "1,2,3,4"})
+    EXPECT_THROW(parse("WGRT_SDPA_SPLIT", bad), InvalidArgument) << bad;
+  EXPECT_THROW(parse("WGRT_SDPA_DECODE", "2"), InvalidArgument);
+}
