@@ -211,10 +211,12 @@ TEST(LinearS8, OddSizesShapesAndScales) {
       {1, 1056, 129},      {1, 2048, 300, 64},    {1, 4096, 37, 128, true}, {1, 8192, 33},
       {1, 384, 33, 128},   {3, 160, 67, 32, true}, {8, 2048, 37},        {5, 96, 129, 32, false},
   };
-  for (const char* shape : {"", "1,1,1,1", "4,8,2,1", "8,3,2", "2,8,8,1", "1,8,16", "3,5,4,1", "4,8,2"})
+  // (Each shape and K is its own pipeline: lavapipe compiles them slowly, so f32 scales run at the rule's shape.)
+  for (const char* shape : {"", "1,1,1,1", "4,8,2,1", "3,5,4", "2,8,8,1"})
     for (Case c : cases) {
       c.shape = shape;
       check(c, seed++);
+      if (*shape) continue;
       c.f16 = false;
       check(c, seed++);
     }
@@ -235,7 +237,7 @@ TEST(LinearS8, FusedPrologueAndEpilogues) {
       {2, 1056, 258, 32, true, false, false, 2},    // GeGLU with a bias
       {1, 8192, 34, 32, false, true, false, 1},
   };
-  for (const char* shape : {"", "1,1,1,1", "4,8,2,1", "3,5,4", "2,3,1,1", "4,8,2"})
+  for (const char* shape : {"", "4,8,2,1", "3,5,4,1"})
     for (Case c : cases) {
       c.shape = shape;
       check(c, seed++);
