@@ -196,7 +196,8 @@ void check(const Case& c, uint32_t seed, const webgpu::Tuning* base = nullptr) {
   const Result r = run(b, c, seed);
   EXPECT_EQ(r.bad, 0) << name(c);
   // int8 x: errors far above f32 rounding where the bound is (f32 kernels stay near 1e-5 of it).
-  if (planes(c) == 1 && c.K >= 256 && c.N >= 7) EXPECT_GT(r.max_err, 0.01 * r.max_bound) << name(c) << ": did the s8 kernel run?";
+  // (Not through a GLU: its bound, of the products act(g) u, is loose against the largest error.)
+  if (planes(c) == 1 && !c.act && c.K >= 256 && c.N >= 7) EXPECT_GT(r.max_err, 0.01 * r.max_bound) << name(c) << ": did the s8 kernel run?";
 }
 
 bool s8_runs() { return gpu().has_subgroups() && gpu().has_packed_dot(); }
