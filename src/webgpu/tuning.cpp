@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <bit>
+
 #include "wgrt/error.h"
 
 namespace wgrt::webgpu {
@@ -10,6 +13,7 @@ const char* q4_gemv_kernel_name(Q4GemvKernel k) {
   switch (k) {
     case Q4GemvKernel::Int8: return "i8";
     case Q4GemvKernel::Subgroup: return "sg";
+    case Q4GemvKernel::Stream: return "s8";
     default: return "wg";
   }
 }
@@ -28,6 +32,20 @@ GemvQ4SgShape Tuning::gemv_q4_sg_shape(int64_t N, int64_t K) const {
   GemvQ4SgShape s = N >= 32768 ? GemvQ4SgShape{4, 8, 1} : N >= 4096 ? GemvQ4SgShape{2, 8, 1} : GemvQ4SgShape{1, 8, 1};
   const int64_t nv = K / 32;  // vec4<u32> per row
   if (N < 32768 && nv >= 128) s.ks = 2, s.bw = 4;  // split K when a row is long (> 2 steps per lane of 32)
+  return s;
+}
+
+GemvQ4S8Shape Tuning::gemv_q4_s8_shape(int64_t N, int64_t K) const {
+  if (gemv_q4_s8_forced) return *gemv_q4_s8_forced;
+  // >= 256 workgroups over the H200's 132 SMs where N allows (2..32 rows each; 64 for output layers, N >= 65536,
+  // where x's staging per workgroup is the overhead to amortize), and about one step of U loads per row per lane
+  // of 32 covering the row (K / 1024 vec4 each).
+  const int64_t most = N >= 65536 ? 64 : 32;
+  const int64_t rows = int64_t(std::bit_floor(uint64_t(std::clamp<int64_t>(N / 256, 2, most))));  // even: GLU pairs
+  GemvQ4S8Shape s;
+  s.tr = uint32_t(std::min<int64_t>(8, rows));
+  s.rpt = uint32_t(rows / s.tr);
+  s.u = uint32_t(std::clamp<int64_t>(K / 1024, 1, 16 / s.rpt));
   return s;
 }
 
@@ -54,10 +72,13 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
 
   if (o.q4_gemv) {
     // i8 and sg where the device cannot run them: the op falls back (i8 -> wg); sg without subgroups is ignored.
-    if (*o.q4_gemv != Q4GemvKernel::Subgroup || f.subgroups) t.q4_gemv = *o.q4_gemv;
+    // s8 without subgroups or packed dot products is ignored too.
+    const bool sg = *o.q4_gemv == Q4GemvKernel::Subgroup, s8 = *o.q4_gemv == Q4GemvKernel::Stream;
+    if ((!sg || f.subgroups) && (!s8 || (f.subgroups && f.packed_dot))) t.q4_gemv = *o.q4_gemv;
   }
   t.gemv_q4_forced = o.gemv_q4_shape;
   t.gemv_q4_sg_forced = o.gemv_q4_sg_shape;
+  t.gemv_q4_s8_forced = o.gemv_q4_s8_shape;
   if (o.gemm) {
     if (o.gemm->kind == GemmTuning::Kind::Cpu && !t.gemm_cpu_supported)
       throw InvalidArgument(
@@ -101,6 +122,9 @@ std::string Tuning::describe() const {
   if (gemv_q4_sg_forced)
     s += fmt::format("q4 subgroup GEMV shape (forced): {},{},{}\n", gemv_q4_sg_forced->rpt, gemv_q4_sg_forced->bw,
                      gemv_q4_sg_forced->ks);
+  if (gemv_q4_s8_forced)
+    s += fmt::format("q4 stream GEMV shape (forced): {},{},{},{}\n", gemv_q4_s8_forced->rpt, gemv_q4_s8_forced->tr,
+                     gemv_q4_s8_forced->u, gemv_q4_s8_forced->planes);
   s += gemm.kind == GemmTuning::Kind::Cpu ? fmt::format("GEMM kernel: cpu (rq {}, wg {})\n", gemm.rq, gemm.wg)
                                           : fmt::format("GEMM kernel: tiled (linear: 128x128 register blocks from {} tiles)\n",
                                                         gemm.big_min_tiles);

@@ -4,13 +4,18 @@
 //
 // Rules (measurements in bench/README.md; H200 and lavapipe sweeps):
 //   q4 GEMV kernel (M <= gemv_max_rows): Int8 (gemv_q4_i8.wgsl) on GPUs with packed_4x8_integer_dot_product,
-//     Workgroup (gemv_q4.wgsl, f32 decode) on CPU adapters and elsewhere; Subgroup (gemv_q4_sg.wgsl) opt-in.
+//     Workgroup (gemv_q4.wgsl, f32 decode) on CPU adapters and elsewhere; Subgroup (gemv_q4_sg.wgsl) and Stream
+//     (gemv_q4_s8.wgsl: int8 x, subgroup reductions, for bandwidth; falls back to Int8 without subgroups) opt-in.
 //     The op falls back to Workgroup where the chosen kernel does not fit the device (its workgroup memory,
 //     reflected from the WGSL, or no subgroups).
 //   q4 GEMV shapes (TK k lanes x TR row lanes x RPT rows per invocation, stage = x staged in workgroup memory):
 //     Int8: 8 x 32 x 4 when N >= 32768, else 32 x 8 x 2; Workgroup on GPUs: 32 x 8 x 8 staged when N >= 32768,
 //     else 64 x 4 x 4 staged; CPU adapters: 16 x 8 x 8 unstaged (each x load serves 8 rows; a barrier costs
 //     a CPU driver more than the reuse gains). Subgroup: RPT x BW x KS by N and K (gemv_q4_sg_shape).
+//     Stream: N / 256 rows per workgroup (>= 256 workgroups; clamped to 2..32, 64 from N 65536, rounded down to a
+//     power of two) as
+//     TR = min(8, rows) tasks of RPT, U = K / 1024 loads per row per lane in flight (1 .. 16 / RPT), x in 3 byte
+//     planes (the i8 kernel's error bound; 1 plane, llama.cpp's int8 activations, only when forced).
 //   Block-format GEMV: gemv_kq.wgsl (chunks of whole sub-blocks, x rows in grid layers of 1, 2, 4 or 8, the
 //     smallest that holds M) for Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K on every adapter; gemv_ggml.wgsl otherwise.
 //     gemv_kq rows of W per invocation (each x load serves them): 2.
@@ -39,8 +44,8 @@
 
 namespace wgrt::webgpu {
 
-enum class Q4GemvKernel { Workgroup, Int8, Subgroup };
-const char* q4_gemv_kernel_name(Q4GemvKernel k);  // "wg", "i8", "sg" (as WGRT_GEMV_Q4_ROUTE spells them)
+enum class Q4GemvKernel { Workgroup, Int8, Subgroup, Stream };
+const char* q4_gemv_kernel_name(Q4GemvKernel k);  // "wg", "i8", "sg", "s8" (as WGRT_GEMV_Q4_ROUTE spells them)
 
 struct GemvQ4Shape {
   uint32_t tk = 64, tr = 4, rpt = 4, stage = 0;
@@ -49,6 +54,12 @@ struct GemvQ4Shape {
 struct GemvQ4SgShape {
   uint32_t rpt = 4, bw = 8, ks = 1;
   bool operator==(const GemvQ4SgShape&) const = default;
+};
+// Stream kernel (gemv_q4_s8.wgsl): RPT rows per subgroup task, TR tasks (32 * TR invocations) per workgroup, U
+// vec4 loads per row per lane per step, x in PLANES byte planes (3: 22-bit blocks as gemv_q4_i8.wgsl; 1: int8).
+struct GemvQ4S8Shape {
+  uint32_t rpt = 4, tr = 8, u = 2, planes = 3;
+  bool operator==(const GemvQ4S8Shape&) const = default;
 };
 
 // Encoder attention (et_vk.sdpa): Auto picks per execute; Gemm / Split force one route (tests, benchmarks).
@@ -89,6 +100,7 @@ struct TuningOverrides {
   std::optional<Q4GemvKernel> q4_gemv;            // WGRT_GEMV_Q4_ROUTE = wg | i8 | sg
   std::optional<GemvQ4Shape> gemv_q4_shape;       // WGRT_GEMV_Q4 = TK,TR,RPT[,STAGE]
   std::optional<GemvQ4SgShape> gemv_q4_sg_shape;  // WGRT_GEMV_Q4_SG = RPT,BW,KS
+  std::optional<GemvQ4S8Shape> gemv_q4_s8_shape;  // WGRT_GEMV_Q4_S8 = RPT,TR,U[,PLANES]
   std::optional<GemmTuning> gemm;                 // WGRT_GEMM = tiled | cpu | cpu,RQ,WG
   std::optional<uint64_t> max_binding_bytes;      // WGRT_MAX_BINDING_BYTES = bytes (> 0)
   std::optional<uint32_t> submit_chunk;           // WGRT_SUBMIT_CHUNK = dispatches per submit (0: one submit)
@@ -122,6 +134,7 @@ struct Tuning {
   Q4GemvKernel q4_gemv = Q4GemvKernel::Workgroup;  // preferred q4 GEMV kernel (the op may fall back)
   std::optional<GemvQ4Shape> gemv_q4_forced;       // shape override (every N, K) for the Workgroup/Int8 kernels
   std::optional<GemvQ4SgShape> gemv_q4_sg_forced;  // shape override for the Subgroup kernel
+  std::optional<GemvQ4S8Shape> gemv_q4_s8_forced;  // shape override for the Stream kernel
   bool cpu_adapter = false;        // selects the CPU shape table of the q4 GEMV
   GemmTuning gemm;                 // the GEMM kernel (linear prefill, matmul, encoder attention)
   bool gemm_cpu_supported = false; // subgroups of >= 8 lanes (the Cpu GEMM broadcasts lanes 0..7)
@@ -157,6 +170,7 @@ struct Tuning {
   // Shape tables by N (rows) and K. `kernel` is Workgroup or Int8.
   GemvQ4Shape gemv_q4_shape(Q4GemvKernel kernel, int64_t N) const;
   GemvQ4SgShape gemv_q4_sg_shape(int64_t N, int64_t K) const;
+  GemvQ4S8Shape gemv_q4_s8_shape(int64_t N, int64_t K) const;
 
   // The rules applied to `facts`, then `o`. Throws InvalidArgument when an override asks for what the device
   // cannot run (WGRT_GEMM=cpu without subgroups of >= 8 lanes).

@@ -53,7 +53,8 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     if (*v == "wg") o.q4_gemv = Q4GemvKernel::Workgroup;
     else if (*v == "i8") o.q4_gemv = Q4GemvKernel::Int8;
     else if (*v == "sg") o.q4_gemv = Q4GemvKernel::Subgroup;
-    else bad("WGRT_GEMV_Q4_ROUTE", *v, "wg, i8 or sg");
+    else if (*v == "s8") o.q4_gemv = Q4GemvKernel::Stream;
+    else bad("WGRT_GEMV_Q4_ROUTE", *v, "wg, i8, sg or s8");
   }
   if (auto v = get("WGRT_GEMV_Q4")) {
     const char* form = "TK,TR,RPT[,STAGE]: TK * TR <= 256, 1 <= RPT <= min(8, TK), TK % RPT == 0, STAGE 0 or 1";
@@ -72,6 +73,15 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     if (!(rpt >= 1 && rpt <= 8 && bw >= 1 && ks >= 1 && bw * ks <= 64 && bw * rpt * ks <= 1024))
       bad("WGRT_GEMV_Q4_SG", *v, form);
     o.gemv_q4_sg_shape = GemvQ4SgShape{uint32_t(rpt), uint32_t(bw), uint32_t(ks)};
+  }
+  if (auto v = get("WGRT_GEMV_Q4_S8")) {
+    const char* form = "RPT,TR,U[,PLANES]: RPT 1..8, TR 1..8, U 1..16, RPT * U <= 16, PLANES 1 or 3";
+    auto l = parse_list(*v, 3, 4, 65536);
+    if (!l) bad("WGRT_GEMV_Q4_S8", *v, form);
+    const uint64_t rpt = (*l)[0], tr = (*l)[1], u = (*l)[2], planes = l->size() > 3 ? (*l)[3] : 3;
+    if (!(rpt >= 1 && rpt <= 8 && tr >= 1 && tr <= 8 && u >= 1 && rpt * u <= 16 && (planes == 1 || planes == 3)))
+      bad("WGRT_GEMV_Q4_S8", *v, form);
+    o.gemv_q4_s8_shape = GemvQ4S8Shape{uint32_t(rpt), uint32_t(tr), uint32_t(u), uint32_t(planes)};
   }
   if (auto v = get("WGRT_GEMM")) {
     const char* form = "tiled, cpu or cpu,RQ,WG (RQ 1..4, WG 8..256 a multiple of 8)";

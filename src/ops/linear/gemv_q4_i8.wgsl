@@ -33,6 +33,7 @@
 #include "ops/common/index.wgsl"
 #include "ops/linear/gemv_q4_bindings.wgsl"
 #include "ops/linear/gemv_q4_reduce.wgsl"
+#include "ops/linear/gemv_q4_xfix.wgsl"
 
 override RPT : u32 = 8u;  // rows per invocation, 1..8
 override TK : u32 = 32u;  // k lanes
@@ -46,17 +47,6 @@ var<workgroup> xq : array<vec4<u32>, 6u * XB>;  // byte planes of q, [6][XB]
 var<workgroup> xsc : array<f32, XB>;            // 2^-e per block (NaN: the block holds an inf or NaN)
 var<workgroup> xs8 : array<vec4<i32>, XB>;      // 8 * sum of q per word (component c: word c of the block)
 var<workgroup> xe : array<vec4<u32>, XB>;       // staging: largest biased exponent of |x| per word
-
-// round(v * m) for |v * m| < 2^22 + 1/2: adding 1.5 * 2^23 puts the integer in the low mantissa bits (the add
-// rounds to nearest even); v * m is exact (m a power of two).
-fn round_q(v : vec4<f32>, m : f32) -> vec4<i32> {
-  return bitcast<vec4<i32>>(bitcast<vec4<u32>>(v * m + 12582912.0) - vec4<u32>(0x4B400000u));
-}
-
-// Low signed byte of each component (the rest goes to the next plane).
-fn low_byte(q : vec4<i32>) -> vec4<i32> {
-  return (q << vec4<u32>(24u)) >> vec4<u32>(24u);
-}
 
 // Converts row m_row of x (as gemv_x4 reads it: the fused RMSNorm applied, gemv_q4_fuse.wgsl) into workgroup memory (see the header), one invocation per word (8 k) in two
 // passes: the largest exponent of each word, then, after a barrier, the block's scale and the word's planes.

@@ -20,7 +20,7 @@
 //       (rms_norm.wgsl, swiglu.wgsl) through scratch, and the residual is the GEMV's epilogue or the GEMM's bias
 //       term (beta 1, row stride N). A weight split into binding chunks keeps the GLU as its own dispatch.
 // Routes, chosen at every execute from the live M = numel(x) / K:
-//   0 (M <= 8: decode, short prompts): cooperative GEMV, one grid layer per row (gemv_f32.wgsl; q4: one of three
+//   0 (M <= 8: decode, short prompts): cooperative GEMV, one grid layer per row (gemv_f32.wgsl; q4: one of four
 //     kernels, see q4_gemv_spec below); f32 needs K % 4 == 0, else the GEMM route also serves M == 1;
 //   1 (M != 1, prefill): the tiled GEMM core (gemm.wgsl), 64x64 output tiles;
 //   2 (GPUs, outputs of >= gemm.big_min_tiles 128x128 tiles): the register-blocked gemm_big.wgsl;
@@ -68,6 +68,16 @@ webgpu::KernelSpec q4_gemv_spec(const OpBuilder& b, int64_t N, int64_t K, bool s
   };
   webgpu::Q4GemvKernel k = t.q4_gemv;
   if (k == webgpu::Q4GemvKernel::Subgroup && fused) k = webgpu::Q4GemvKernel::Workgroup;  // no fusion hooks there
+  if (k == webgpu::Q4GemvKernel::Stream) {
+    const webgpu::GemvQ4S8Shape q = t.gemv_q4_s8_shape(N, K);
+    const webgpu::KernelSpec s{"ops/linear/gemv_q4_s8.wgsl", "main", {{"RPT", double(q.rpt)}, {"TR", double(q.tr)},
+                               {"U", double(q.u)}, {"PLANES", double(q.planes)}, {"XB", double(K / 32)},
+                               {"SCALE_F16", f16}}, {}};
+    if (b.device().has_subgroups() && b.device().has_packed_dot() && fits(s)) return s;
+    b.check(!t.gemv_q4_s8_forced, "the forced stream GEMV shape {},{},{},{} does not fit this device", q.rpt, q.tr,
+            q.u, q.planes);
+    k = webgpu::Q4GemvKernel::Int8;
+  }
   if (k == webgpu::Q4GemvKernel::Subgroup) {
     const webgpu::GemvQ4SgShape sg = t.gemv_q4_sg_shape(N, K);
     webgpu::KernelSpec s{"ops/linear/gemv_q4_sg.wgsl", "main", {{"RPT", double(sg.rpt)}, {"BW", double(sg.bw)}, {"KS", double(sg.ks)}, {"SCALE_F16", f16}}, {}};
@@ -305,7 +315,8 @@ void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
 
 void register_linear_ops(OpRegistry& r) {
   std::vector<std::string> f32 = {"ops/linear/gemv_f32.wgsl:main"}, q4 = {"ops/linear/gemv_q4.wgsl:main",
-                                    "ops/linear/gemv_q4_i8.wgsl:main", "ops/linear/gemv_q4_sg.wgsl:main"};
+                                    "ops/linear/gemv_q4_i8.wgsl:main", "ops/linear/gemv_q4_sg.wgsl:main",
+                                    "ops/linear/gemv_q4_s8.wgsl:main"};
   std::vector<std::string> gemm = gemm_kernel_names();
   gemm.push_back(gemm_big_kernel(false).shader + ":main");
   for (auto* k : {&f32, &q4}) k->insert(k->end(), gemm.begin(), gemm.end());
