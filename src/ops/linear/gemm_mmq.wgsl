@@ -7,7 +7,7 @@
 // are applied once per block and output, then f32 accumulation over the blocks. The error against the f32
 // product is therefore the activation rounding (quantize_q8.wgsl: <= dA / 2 per element, i.e. per output at most
 // sum_kb dA[m][kb] / 2 * sum_{k in kb} |W[n][k]|) plus f32 accumulation.
-// Tiles and the activation staging: gemm_mmq_tile.wgsl. Nibbles are expanded to signed bytes once per
+// Tiles and the activation staging: gemm_mmq_body.wgsl. Nibbles are expanded to signed bytes once per
 // workgroup on staging. Grid: x = ceil(N/128), y = ceil(M/128), z = 1 (batch 1: linear layers). Out-of-range
 // rows, columns and blocks are staged as zeros and not written: any M, N and K % 32 == 0.
 // Bindings: 0 qA (u32 vec4s, quantize_q8's xq, row m at block m * K/32), 1 b (q4gsw words, row n at word
@@ -27,7 +27,7 @@ const NB = 2u;  // 32-k blocks per staged slice (1 or 2: the scale staging cover
 @group(0) @binding(5) var<uniform> p : Params;
 @group(0) @binding(6) var<storage, read> da : array<vec2<f32>>;
 
-#include "ops/linear/gemm_mmq_tile.wgsl"
+#include "ops/linear/gemm_mmq_body.wgsl"
 
 var<workgroup> Sb : array<vec4<f32>, 32u * NB>;  // [blk][n/4] weight scales
 

@@ -1,5 +1,5 @@
 // Int8 prefill GEMM for ggml block-format weights (MMQ-style, as llama.cpp's mul_mmq), the block-format sibling
-// of gemm_mmq.wgsl (tiles and activation staging shared: gemm_mmq_tile.wgsl):
+// of gemm_mmq.wgsl (tiles and activation staging shared: gemm_mmq_body.wgsl):
 //   C[m, n] = alpha * sum_kb dA[m][kb] * (sum_h dW[n][kb][h] * sum_{k in half h} qA[m][k] * qW[n][k]
 //                                         - mW[n][kb] * sum_{k in kb} qA[m][k])            (+ beta * bias[n])
 // over 32-k sub-blocks kb, with qA, dA the activations quantized per 32-k block by quantize_q8.wgsl (ORDER 1:
@@ -29,7 +29,7 @@ const NB = 2u;  // 32-k sub-blocks per staged slice (2: one (column, sub-block) 
 
 fn ggml_word(i : u32) -> u32 { return b[i]; }
 #include "ops/linear/ggml_decode.wgsl"
-#include "ops/linear/gemm_mmq_tile.wgsl"
+#include "ops/linear/gemm_mmq_body.wgsl"
 
 // [blk][n/4]: the weight scales of halves 0 and 1 and the minimum of each staged sub-block.
 var<workgroup> Sd0 : array<vec4<f32>, 32u * NB>;
@@ -137,7 +137,7 @@ fn ggml_sub32(base : u32, sb : u32) -> Sub {
   return s;
 }
 
-// mmq_stage_b (gemm_mmq_tile.wgsl): sub-blocks kb0, kb0 + 1 of columns n0 .. n0 + 127 (one (column, sub-block) per invocation).
+// mmq_stage_b (gemm_mmq_body.wgsl): sub-blocks kb0, kb0 + 1 of columns n0 .. n0 + 127 (one (column, sub-block) per invocation).
 fn mmq_stage_b(kb0 : u32, n0 : u32, lid : u32) {
   let nn = lid / NB;
   let blk = lid % NB;
