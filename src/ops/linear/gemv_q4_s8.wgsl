@@ -30,6 +30,7 @@ diagnostic(off, subgroup_uniformity);
 #include "ops/linear/gemv_q4_bindings.wgsl"
 #include "ops/linear/gemv_q4_fuse.wgsl"
 #include "ops/linear/gemv_q4_xfix.wgsl"
+#include "ops/linear/gemv_subgroup.wgsl"
 
 override RPT : u32 = 4u;  // rows per task, 1..8
 override U : u32 = 2u;    // vec4 loads per row per lane per step, 1..8; RPT * U <= 16
@@ -44,7 +45,6 @@ var<workgroup> part : array<f32, TK * TR>;     // subgroup sums of squares (NORM
 var<workgroup> xq : array<vec4<u32>, 2u * PLANES * XB>;  // byte planes of q, [2 * plane + parity][XB]
 var<workgroup> xd : array<f32, XB>;             // d per block (NaN: the block holds an inf or NaN)
 var<workgroup> xs8 : array<i32, XB>;            // 8 * sum of q per block
-var<workgroup> sg_next : atomic<u32>;
 
 // Quantizes block b of x' (32 k) into xq / xd / xs8 (see the header).
 fn stage_block(b : u32) {
@@ -121,13 +121,10 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   if (wg >= p.nwg) {
     return;
   }
-  let lane = subgroupExclusiveAdd(1u);
-  let lanes = subgroupAdd(1u);
-  var first = 0u;
-  if (subgroupElect()) {
-    first = atomicAdd(&sg_next, 1u);
-  }
-  let sgi = subgroupBroadcastFirst(first);
+  let ids = subgroup_ids();
+  let lane = ids.lane;
+  let lanes = ids.lanes;
+  let sgi = ids.sgi;
   let groups = p.K / p.group;  // scales per row
 
   // The first task's first step of weights, before x is staged.

@@ -18,13 +18,13 @@ diagnostic(off, subgroup_uniformity);
 #include "ops/common/index.wgsl"
 #include "ops/linear/gemv_q4_bindings.wgsl"
 #include "ops/linear/q4_decode.wgsl"
+#include "ops/linear/gemv_subgroup.wgsl"
 
 override RPT : u32 = 4u;  // rows per block, 1..8
 override BW : u32 = 8u;   // blocks per workgroup
 override KS : u32 = 1u;   // K slices per block
 override ROWS_PER_WG : u32 = BW * RPT;  // read by the host for the grid
 
-var<workgroup> sg_next : atomic<u32>;
 var<workgroup> part : array<f32, BW * RPT * KS>;  // [BW * RPT rows][KS] slice sums (KS > 1)
 
 fn finish(n : u32, s : f32) {
@@ -45,13 +45,10 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   if (wg >= p.nwg) {
     return;
   }
-  let lane = subgroupExclusiveAdd(1u);
-  let lanes = subgroupAdd(1u);
-  var first = 0u;
-  if (subgroupElect()) {
-    first = atomicAdd(&sg_next, 1u);
-  }
-  let sgi = subgroupBroadcastFirst(first);
+  let ids = subgroup_ids();
+  let lane = ids.lane;
+  let lanes = ids.lanes;
+  let sgi = ids.sgi;
   workgroupBarrier();
   let nsg = atomicLoad(&sg_next);
 
