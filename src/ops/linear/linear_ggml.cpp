@@ -192,9 +192,8 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   DispatchRef q8_d;
   Binding qa = x, da = x;
   if (has_mmq) {  // x quantized once for all chunks
-    const uint64_t max_m = b.tensor(0).max_bytes() / 4 / uint64_t(K);
-    qa = b.scratch(q8_bytes(max_m, uint64_t(K)), "int8 activations");
-    da = b.scratch(q8_scale_bytes(max_m, uint64_t(K)), "int8 activation scales");
+    qa = b.scratch(q8_bytes(uint64_t(max_m), uint64_t(K)), "int8 activations");
+    da = b.scratch(q8_scale_bytes(uint64_t(max_m), uint64_t(K)), "int8 activation scales");
     q8_u = b.uniform<Q8Params>();
     q8_d = b.dispatch(quantize_q8_kernel(true), {gemm_x, qa, da, q8_u}, mmq_route);  // the normalized x when fused
   }
