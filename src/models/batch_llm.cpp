@@ -49,6 +49,7 @@ class BatchLlmImpl final : public BatchLlm {
     go.max_prefill = std::min(o.max_prefill > 0 ? o.max_prefill : dev_->tuning().prefill_chunk, go.context);
     go.weights = o.force_f32 ? WeightPolicy::F32 : WeightPolicy::Auto;
     go.slots = slots;
+    go.fuse = dev_->tuning().fused_gemv;  // the fused layer body at M = rows per step, as Llm (WGRT_FUSED_GEMV)
     if (go.context <= model_ctx) {
       const WGPULimits& lim = dev_->limits();
       check_llama_fits(llama_footprint(weights_, go), lim.maxBufferSize, lim.maxStorageBufferBindingSize,
@@ -77,6 +78,10 @@ class BatchLlmImpl final : public BatchLlm {
     return run_step(rows, out_rows, want_logits, sampling);
   }
   bool gpu_sampling() const override { return dev_->tuning().gpu_sampling; }
+  size_t step_dispatches() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stepped_ ? exe_->dispatch_count(true) : 0;
+  }
 
   EvalResult eval(std::span<const int32_t> seq, const EvalOptions& o) override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -207,6 +212,7 @@ class BatchLlmImpl final : public BatchLlm {
     exe_->set_input(g_.row_pos, {R}, std::span<const int32_t>(pos));
     exe_->set_input(g_.out_rows, {B}, std::span<const int32_t>(outs));
     exe_->execute();
+    stepped_ = true;
     StepOutput out;
     if (!all) out.argmax = exe_->read_i32(g_.next_token);
     if (any) out.sampled = exe_->read_i32(g_.sampled);
@@ -228,6 +234,7 @@ class BatchLlmImpl final : public BatchLlm {
   } g_{};
   int slots_ = 0;
   bool params_off_ = false;      // the sample_params input holds no row that is on
+  bool stepped_ = false;         // a step has run (step_dispatches)
   std::vector<int32_t> cached_;  // slot 0's tokens at positions 0.. (eval's prefix reuse)
   double load_seconds_ = 0;
 };
