@@ -65,6 +65,7 @@ class BatchLlmImpl final : public BatchLlm {
     const std::vector<int32_t> empty(size_t(kLlamaSampleWindow), -1);
     exe_->set_input(g_.sample_window, {1, kLlamaSampleWindow}, std::span<const int32_t>(empty));
     slots_ = slots;
+    if (o.profile) exe_->enable_profiling(true);
     dev_->wait_idle();
     load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -145,8 +146,18 @@ class BatchLlmImpl final : public BatchLlm {
   int decode_pending() const override { return 0; }
   bool decode_pipelined() const override { return false; }
   std::unique_lock<std::recursive_mutex> exclusive() override { return std::unique_lock<std::recursive_mutex>(session_mu_); }
-  std::string profile_report() const override { return ""; }
-  std::string profile_trace() const override { return ""; }
+  std::string profile_report() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return exe_->profiler() ? exe_->profiler()->table() : "";
+  }
+  std::string profile_trace() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return exe_->profiler() ? exe_->profiler()->chrome_trace() : "";
+  }
+  void profile_reset() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (exe_->profiler()) exe_->profiler()->reset();
+  }
   std::string graph_dump() const override {
     std::lock_guard<std::mutex> lock(mu_);
     return exe_->dump();

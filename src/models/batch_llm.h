@@ -60,6 +60,8 @@ class BatchLlm : public Llm {
   virtual bool gpu_sampling() const = 0;
   // Dispatches the last step() ran (those with workgroups at its row count; 0 before the first step).
   virtual size_t step_dispatches() const = 0;
+  // With LlmOptions::profile: forgets the per-kernel GPU times so far (profile_report() then covers what follows).
+  virtual void profile_reset() = 0;
 };
 
 }  // namespace wgrt::models
