@@ -316,18 +316,24 @@ class Builder {
       const auto& [fcos, fsin] = swa ? rope_swa : rope_global;
       ValueId kc = g().state(p + "k_cache", DType::F32, {std::max(N, 1), C, Hkv, hd});
       ValueId vc = g().state(p + "v_cache", DType::F32, {std::max(N, 1), C, Hkv, hd});
-      const std::vector<std::string> qkv_names = {p + "attn_q", p + "attn_k", p + "attn_v"};
+      // [Wq; Wk; Wv] stacked, else [Wq; Wk] with Wv apart (a Q4_K_M layer whose attn_v is Q6_K).
+      std::vector<std::string> qkv_names = {p + "attn_q", p + "attn_k", p + "attn_v"};
       std::optional<Matrix> wqkv;
-      if (o_.fuse_qkv && N == 0 && !cfg_.has_qk_norm) wqkv = stacked(qkv_names, p + "attn_qkv");
+      bool v_apart = false;
+      if (o_.fuse_qkv && N == 0 && !cfg_.has_qk_norm) {
+        wqkv = stacked(qkv_names, p + "attn_qkv");
+        if (!wqkv && (wqkv = stacked(p + "attn_q", p + "attn_k", p + "attn_qk"))) qkv_names.pop_back(), v_apart = true;
+      }
       ValueId q = -1, k = -1, v = -1, qr = -1, kr = -1;
       if (wqkv) {
-        // One linear over [Wq; Wk; Wv]; RoPE and the cache write in one dispatch; the SDPA reads the caches.
-        const ValueId bias = stacked_bias(qkv_names, p + "attn_qkv.bias");
+        // One linear over the stack; RoPE and the cache write in one dispatch; the SDPA reads the caches.
+        const ValueId bias = stacked_bias(qkv_names, p + (v_apart ? "attn_qk.bias" : "attn_qkv.bias"));
         const ValueId y = fuse ? fused(x, *wqkv, bias, p + "attn_norm", -1, 0, p + "attn_qkv")
                                : linear(h, *wqkv, bias, p + "attn_qkv");
+        const ValueId vin = v_apart ? qkv("attn_v") : g().none();
         qr = g().tensor(DType::F32, {1, S, Hq, hd}, p + "q_rope");
         g().op("wgrt.rope_qkv_cache.default", {y, rope ? fcos : g().none(), rope ? fsin : g().none(), pos,
-               g().int_value(Hq), g().int_value(Hkv), g().boolean(!cfg_.rope_interleaved), kc, vc, qr}, p + "rope_qkv");
+               g().int_value(Hq), g().int_value(Hkv), g().boolean(!cfg_.rope_interleaved), vin, kc, vc, qr}, p + "rope_qkv");
         k = v = kr = g().none();
       } else {
         q = view(qkv("attn_q"), {1, -1, Hq, hd}, p + "q_heads");

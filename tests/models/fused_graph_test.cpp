@@ -95,26 +95,31 @@ TEST(FusedLlamaGraph, MatchesUnfusedGraph) {
 // Stacked q/k/v (LlamaGraphOptions::fuse_qkv: one linear over [Wq; Wk; Wv], then wgrt.rope_qkv_cache rotating q and k
 // and writing the caches, the SDPA without its own cache write) against the three linears + RoPE + the SDPA's cache
 // write, in the fused and the unfused layer body: llama (interleaved pairs), qwen2 (q/k/v biases, rotate-half),
-// qwen3 (q/k norms: stays unstacked), Q4_0 (q4gsw) and Q8_0 (block format), prefill then decode steps. Same
+// qwen3 (q/k norms: stays unstacked), Q4_0 (q4gsw) and Q8_0 (block format), and a mix whose layer 1 has attn_v in
+// the other type ([Wq; Wk] stacked, v apart, as Q4_K_M's Q6_K attn_v layers), prefill then decode steps. Same
 // function, different summation order: logits within 1e-4, same argmax; the decode step runs 3 dispatches fewer
 // per layer where it stacks.
 TEST(FusedLlamaGraph, StackedQkvMatchesSeparateLinears) {
   for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0})
     for (const char* arch : {"llama", "qwen2", "qwen3"})
+      for (bool mixed : {false, true})
       for (bool fuse : {true, false}) {
+        if (mixed && std::string(arch) == "qwen3") continue;
         webgpu::Tuning t = gpu().tuning();
         t.fused_gemv = true;  // the fused body's norm inside the GEMV: the dispatch count below
         webgpu::ScopedTuning scoped(gpu(), t);
-        const SynthSpec s = spec(arch, type);
+        SynthSpec s = spec(arch, type);
+        if (mixed) s.attn_v_type = type == GgmlType::Q4_0 ? GgmlType::Q8_0 : GgmlType::Q4_0;  // layer 1: [Wq; Wk] + Wv
         WeightSource w = load_gguf_llama(GgufFile::from_bytes(synth_llama_gguf(s), "synth.gguf"));
         const GraphRun stacked = run_graph(w, fuse, true), separate = run_graph(w, fuse, false);
-        const std::string what = fmt::format("{} {} fuse {}", ggml_type_name(type), arch, fuse);
+        const std::string what = fmt::format("{} {} mixed {} fuse {}", ggml_type_name(type), arch, mixed, fuse);
         ASSERT_EQ(stacked.logits.size(), separate.logits.size());
         for (size_t i = 0; i < stacked.logits.size(); ++i) {
           EXPECT_LT(max_abs_diff(stacked.logits[i], separate.logits[i]), 1e-4f) << what << " step " << i;
           EXPECT_EQ(stacked.tokens[i], separate.tokens[i]) << what << " step " << i;
         }
-        const size_t saved = std::string(arch) == "qwen3" ? 0 : 3 * size_t(s.layers);
+        // 3 per stacked layer; 2 where v stays apart (the one odd layer of 3 when mixed); none with q/k norms.
+        const size_t saved = std::string(arch) == "qwen3" ? 0 : 3 * size_t(s.layers) - (mixed ? 1 : 0);
         EXPECT_EQ(stacked.decode_dispatches + saved, separate.decode_dispatches) << what;
       }
 }
