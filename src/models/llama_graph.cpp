@@ -33,15 +33,43 @@ class Builder {
     return mats_[name] = upload(name, {&w_.get(name)});
   }
 
-  // [a; b] stacked along the output dim as one weight (one GEMV instead of two), when both are stored the same
-  // way on the GPU; nullopt otherwise (the caller keeps two linears).
+  // The named matrices stacked along the output dim as one weight (one GEMV instead of several), when all are
+  // stored the same way on the GPU; nullopt otherwise (the caller keeps separate linears).
+  std::optional<Matrix> stacked(const std::vector<std::string>& names, const std::string& name) {
+    std::vector<const WeightTensor*> parts;
+    for (const std::string& n : names) {
+      const WeightTensor& t = w_.get(n);
+      const WeightTensor& t0 = parts.empty() ? t : *parts[0];
+      if (t.cols() != t0.cols() || keeps_q4(t) != keeps_q4(t0) || keeps_blocks(t) != keeps_blocks(t0) ||
+          (keeps_blocks(t) && t.type != t0.type))
+        return std::nullopt;
+      parts.push_back(&t);
+    }
+    return upload(name, std::move(parts));
+  }
   std::optional<Matrix> stacked(const std::string& a, const std::string& b, const std::string& name) {
-    const WeightTensor& ta = w_.get(a);
-    const WeightTensor& tb = w_.get(b);
-    if (ta.cols() != tb.cols() || keeps_q4(ta) != keeps_q4(tb) || keeps_blocks(ta) != keeps_blocks(tb) ||
-        (keeps_blocks(ta) && ta.type != tb.type))
-      return std::nullopt;
-    return upload(name, {&ta, &tb});
+    return stacked(std::vector<std::string>{a, b}, name);
+  }
+
+  // The biases of stacked matrices as one vector (rows of a missing bias are 0); None when none has one.
+  ValueId stacked_bias(const std::vector<std::string>& weights, const std::string& name) {
+    bool any = false;
+    for (const std::string& wn : weights) any = any || w_.has(wn + ".bias");
+    if (!any) return g().none();
+    std::vector<float> f;
+    for (const std::string& wn : weights) {
+      if (!w_.has(wn + ".bias")) {
+        f.resize(f.size() + size_t(w_.get(wn).rows()), 0.0f);
+        continue;
+      }
+      const WeightTensor& t = w_.get(wn + ".bias");
+      account(t, false);
+      std::vector<float> v = t.to_f32();
+      f.insert(f.end(), v.begin(), v.end());
+    }
+    out_.weight_bytes += f.size() * 4;
+    const int64_t n = int64_t(f.size());
+    return g().constant(name, DType::F32, {n}, ConstantData::from_vector(std::move(f)));
   }
 
   bool keeps_q4(const WeightTensor& t) const { return t.type == GgmlType::Q4_0 && o_.weights == WeightPolicy::Auto; }
@@ -133,7 +161,10 @@ class Builder {
   }
 
   ValueId linear(ValueId x, const Matrix& m, const std::string& bias_name, const std::string& label) {
-    ValueId bias = bias_name.empty() || !w_.has(bias_name) ? g().none() : vector(bias_name);
+    return linear(x, m, bias_name.empty() || !w_.has(bias_name) ? g().none() : vector(bias_name), label);
+  }
+
+  ValueId linear(ValueId x, const Matrix& m, ValueId bias, const std::string& label) {
     ValueId y = g().tensor(DType::F32, like(x, m.n), label);
     if (m.wtype >= 0)
       g().op("wgrt.linear_ggml.default", {x, m.weight, g().int_value(m.wtype), g().int_value(m.n), bias, y}, label);
@@ -147,7 +178,12 @@ class Builder {
   // wgrt.linear_q4gsw_fused: out = glu?(rms_norm?(x) @ W^T + bias) (+ residual); -1 / 0 leave a part out.
   ValueId fused(ValueId x, const Matrix& m, const std::string& bias_name, const std::string& norm_name,
                 ValueId residual, int act, const std::string& label) {
-    ValueId bias = bias_name.empty() || !w_.has(bias_name) ? g().none() : vector(bias_name);
+    return fused(x, m, bias_name.empty() || !w_.has(bias_name) ? g().none() : vector(bias_name), norm_name, residual,
+                 act, label);
+  }
+
+  ValueId fused(ValueId x, const Matrix& m, ValueId bias, const std::string& norm_name, ValueId residual, int act,
+                const std::string& label) {
     ValueId nw = norm_name.empty() ? g().none() : vector(norm_name);
     ValueId y = g().tensor(DType::F32, like(x, act ? m.n / 2 : m.n), label);
     const ValueId res = residual < 0 ? g().none() : residual;
@@ -275,21 +311,44 @@ class Builder {
         return fuse ? fused(x, matrix(p + t), p + t + ".bias", p + "attn_norm", -1, 0, p + t)
                     : linear(h, p + t, p + t + ".bias", p + t);
       };
-      ValueId q = view(qkv("attn_q"), {1, -1, Hq, hd}, p + "q_heads");
-      ValueId k = view(qkv("attn_k"), {1, -1, Hkv, hd}, p + "k_heads");
-      ValueId v = view(qkv("attn_v"), {1, -1, Hkv, hd}, p + "v_heads");
-      if (cfg_.has_qk_norm) {
-        q = rms_norm(q, vector(p + "attn_q_norm"), p + "attn_q_norm");
-        k = rms_norm(k, vector(p + "attn_k_norm"), p + "attn_k_norm");
-      }
       const bool rope = cfg_.has_rope(l);  // smollm3's NoPE layers attend with q and k as projected
-      ValueId qr = rope ? g().tensor(DType::F32, {1, S, Hq, hd}, p + "q_rope") : q;
-      ValueId kr = rope ? g().tensor(DType::F32, {1, S, Hkv, hd}, p + "k_rope") : k;
       const bool swa = cfg_.is_swa(l);
       const auto& [fcos, fsin] = swa ? rope_swa : rope_global;
       ValueId kc = g().state(p + "k_cache", DType::F32, {std::max(N, 1), C, Hkv, hd});
       ValueId vc = g().state(p + "v_cache", DType::F32, {std::max(N, 1), C, Hkv, hd});
       out_.kv_caches.insert(out_.kv_caches.end(), {kc, vc});
+      // [Wq; Wk; Wv] stacked, else [Wq; Wk] with Wv apart (a Q4_K_M layer whose attn_v is Q6_K).
+      std::vector<std::string> qkv_names = {p + "attn_q", p + "attn_k", p + "attn_v"};
+      std::optional<Matrix> wqkv;
+      bool v_apart = false;
+      if (o_.fuse_qkv && N == 0 && !cfg_.has_qk_norm) {
+        wqkv = stacked(qkv_names, p + "attn_qkv");
+        if (!wqkv && (wqkv = stacked(p + "attn_q", p + "attn_k", p + "attn_qk"))) qkv_names.pop_back(), v_apart = true;
+      }
+      ValueId q = -1, k = -1, v = -1, qr = -1, kr = -1;
+      if (wqkv) {
+        // One linear over the stack; RoPE and the cache write in one dispatch; the SDPA reads the caches.
+        const ValueId bias = stacked_bias(qkv_names, p + (v_apart ? "attn_qk.bias" : "attn_qkv.bias"));
+        const ValueId y = fuse ? fused(x, *wqkv, bias, p + "attn_norm", -1, 0, p + "attn_qkv")
+                               : linear(h, *wqkv, bias, p + "attn_qkv");
+        const ValueId vin = v_apart ? qkv("attn_v") : g().none();
+        qr = g().tensor(DType::F32, {1, S, Hq, hd}, p + "q_rope");
+        g().op("wgrt.rope_qkv_cache.default", {y, rope ? fcos : g().none(), rope ? fsin : g().none(), pos,
+               g().int_value(Hq), g().int_value(Hkv), g().boolean(!cfg_.rope_interleaved), vin, kc, vc, qr}, p + "rope_qkv");
+        k = v = kr = g().none();
+      } else {
+        q = view(qkv("attn_q"), {1, -1, Hq, hd}, p + "q_heads");
+        k = view(qkv("attn_k"), {1, -1, Hkv, hd}, p + "k_heads");
+        v = view(qkv("attn_v"), {1, -1, Hkv, hd}, p + "v_heads");
+      }
+      if (cfg_.has_qk_norm) {
+        q = rms_norm(q, vector(p + "attn_q_norm"), p + "attn_q_norm");
+        k = rms_norm(k, vector(p + "attn_k_norm"), p + "attn_k_norm");
+      }
+      if (!wqkv) {
+        qr = rope ? g().tensor(DType::F32, {1, S, Hq, hd}, p + "q_rope") : q;
+        kr = rope ? g().tensor(DType::F32, {1, S, Hkv, hd}, p + "k_rope") : k;
+      }
       ValueId att = g().tensor(DType::F32, {1, S, Hq, hd}, p + "attn");
       const ValueId scale = cfg_.attn_scale != 0.0f ? g().real(cfg_.attn_scale) : g().none();
       if (N > 0) {
@@ -302,7 +361,7 @@ class Builder {
         else
           g().op("wgrt.sdpa_batched.default", {qr, kr, v, kc, vc, out_.row_slots, out_.row_pos, scale, att}, p + "sdpa");
       } else {
-        if (rope) g().op(rope_op, {q, k, fcos, fsin, pos, qr, kr}, p + "rope");
+        if (rope && !wqkv) g().op(rope_op, {q, k, fcos, fsin, pos, qr, kr}, p + "rope");
         if (cfg_.attn_softcap != 0.0f || swa)  // gemma: soft-capped scores, sliding window
           g().op("wgrt.sdpa_with_kv_cache_swa.default",
                  {qr, kr, v, kc, vc, pos, g().none(), g().none(), g().real(0.0), g().boolean(true), scale,

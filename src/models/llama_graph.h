@@ -55,6 +55,12 @@ struct LlamaGraphOptions {
   // the gate/up linear and the residual adds into the o-proj and down-proj linears (in decode: q, k, v, RoPE,
   // SDPA, o, gate/up, down = 8 dispatches per layer instead of 11). false: the separate ops (tests compare them).
   bool fuse = true;
+  // Stacked q/k/v (default, single sequence, no q/k norms, where Wq, Wk, Wv are stored alike): one linear over
+  // [Wq; Wk; Wv] (fused or not, as above), then wgrt.rope_qkv_cache rotates q and k and writes k and v into the
+  // caches in one dispatch, and the SDPA runs with k, v None (decode: 2 dispatches for 3 GEMVs, RoPE and the
+  // cache write). A layer whose Wv is stored otherwise (Q4_K_M's Q6_K attn_v) stacks [Wq; Wk] and passes v to
+  // wgrt.rope_qkv_cache apart. false: three linears, RoPE and the SDPA's own cache write (tests compare them).
+  bool fuse_qkv = true;
 };
 
 struct LlamaGraph {

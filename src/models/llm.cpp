@@ -61,6 +61,7 @@ class LlmImpl final : public Llm {
     go.max_prefill = std::min(o.max_prefill > 0 ? o.max_prefill : dev_->tuning().prefill_chunk, go.context);
     go.weights = o.force_f32 ? models::WeightPolicy::F32 : models::WeightPolicy::Auto;
     go.fuse = dev_->tuning().fused_gemv;  // the fused layer body (WGRT_FUSED_GEMV=0: the separate ops, for A/B)
+    go.fuse_qkv = dev_->tuning().fused_qkv;  // stacked q/k/v + wgrt.rope_qkv_cache (WGRT_FUSED_QKV=0: off)
     if (go.context <= model_ctx) {  // else build_llama_graph names the bad context
       const WGPULimits& lim = dev_->limits();
       const webgpu::AdapterInfo& ai = dev_->adapter_info();

@@ -18,6 +18,7 @@ void register_builtin_ops(OpRegistry& r) {
   ops::register_argmax_ops(r);
   ops::register_reduce_axis_ops(r);
   ops::register_rope_ops(r);
+  ops::register_rope_qkv_ops(r);
   ops::register_kv_cache_ops(r);
   ops::register_attention_ops(r);
   ops::register_sdpa_batched_ops(r);

@@ -17,6 +17,7 @@ void register_softmax_ops(OpRegistry& r);      // reduce/softmax.cpp
 void register_argmax_ops(OpRegistry& r);       // reduce/argmax.cpp
 void register_reduce_axis_ops(OpRegistry& r);  // reduce/reduce_axis.cpp
 void register_rope_ops(OpRegistry& r);         // rope/rope.cpp (also wgrt.rope_rows)
+void register_rope_qkv_ops(OpRegistry& r);     // rope/rope_qkv.cpp (wgrt.rope_qkv_cache)
 void register_kv_cache_ops(OpRegistry& r);     // kv_cache/update_cache.cpp
 void register_attention_ops(OpRegistry& r);    // attention/sdpa.cpp
 void register_sdpa_batched_ops(OpRegistry& r); // attention/sdpa_batched.cpp

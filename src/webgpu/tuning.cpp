@@ -108,6 +108,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (o.gpu_sampling) t.gpu_sampling = *o.gpu_sampling;
   if (o.gemv_max_rows) t.gemv_max_rows = *o.gemv_max_rows;
   if (o.fused_gemv) t.fused_gemv = *o.fused_gemv;
+  if (o.fused_qkv) t.fused_qkv = *o.fused_qkv;
   if (o.ggml_gemv_blocks) t.ggml_gemv_blocks = *o.ggml_gemv_blocks;
   if (o.ggml_gemv_rpt) t.ggml_gemv_rpt = *o.ggml_gemv_rpt;
   return t;
@@ -133,8 +134,8 @@ std::string Tuning::describe() const {
   s += gemm.mmq_ggml_min_tiles
            ? fmt::format("int8 GEMM (block-format linear prefill) from {} tiles\n", gemm.mmq_ggml_min_tiles)
            : std::string("int8 GEMM for block formats: off\n");
-  s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes; fused GEMV (norm, GLU): {}\n", gemv_max_rows,
-                   max_binding_bytes, fused_gemv ? "on" : "off");
+  s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes; fused GEMV (norm, GLU): {}; stacked q/k/v + "
+                   "RoPE/KV write: {}\n", gemv_max_rows, max_binding_bytes, fused_gemv ? "on" : "off", fused_qkv ? "on" : "off");
   s += fmt::format("block-format GEMV: {}\n", ggml_gemv_blocks ? fmt::format("blocks (gemv_kq, RPT {}) where the type has it", ggml_gemv_rpt)
                                                            : std::string("generic"));
   s += fmt::format("attention: {}{}; split-KV decode from {} keys (chunks >= {} keys, ~{} workgroups); prefill chunk {} tokens\n",

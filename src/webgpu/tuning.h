@@ -108,6 +108,7 @@ struct TuningOverrides {
   std::optional<bool> gpu_sampling;               // WGRT_GPU_SAMPLING = 0 | 1
   std::optional<int64_t> gemv_max_rows;           // WGRT_GEMV_MAX_ROWS = 0..8 (rows above take the GEMM)
   std::optional<bool> fused_gemv;                 // WGRT_FUSED_GEMV = 0 | 1
+  std::optional<bool> fused_qkv;                  // WGRT_FUSED_QKV = 0 | 1
   std::optional<bool> ggml_gemv_blocks;           // WGRT_GEMV_GGML = blocks[,RPT] | generic
   std::optional<uint32_t> ggml_gemv_rpt;          // ... its RPT (1, 2 or 4)
   std::optional<bool> sdpa_legacy;                // WGRT_SDPA = flash | legacy
@@ -143,6 +144,10 @@ struct Tuning {
   // inside the GEMV dispatch (gemv_q4_fuse.wgsl's hooks); off: the norm and the GLU run as their own dispatches
   // (the residual stays in the GEMV), and Llm builds the unfused layer body.
   bool fused_gemv = true;
+  // The decoder layer's q/k/v as one GEMV over the stacked weight [Wq; Wk; Wv], then wgrt.rope_qkv_cache (RoPE of q
+  // and k and the KV-cache write in one dispatch; the SDPA then skips its cache write): 2 dispatches instead of
+  // 3 GEMVs + RoPE + cache write, where the three weights stack (LlamaGraphOptions::fuse_qkv).
+  bool fused_qkv = true;
   // ---- attention (ops/attention) ----
   // llama.sdpa_with_kv_cache (flash attention, ops/attention/sdpa.cpp plan_flash):
   int64_t sdpa_split_min_context = 256;      // decode (S == 1) splits the keys from this many keys of context

@@ -164,6 +164,11 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     if (!l) bad("WGRT_FUSED_GEMV", *v, "0 or 1");
     o.fused_gemv = (*l)[0] == 1;
   }
+  if (auto v = get("WGRT_FUSED_QKV")) {
+    auto l = parse_list(*v, 1, 1, 1);
+    if (!l) bad("WGRT_FUSED_QKV", *v, "0 or 1");
+    o.fused_qkv = (*l)[0] == 1;
+  }
   if (auto v = get("WGRT_GEMV_GGML")) {
     if (*v == "blocks") o.ggml_gemv_blocks = true;
     else if (*v == "generic") o.ggml_gemv_blocks = false;

@@ -7,6 +7,7 @@
 // the same argmax. Also: the decode step's active dispatch count drops by 3 per layer (11 -> 8) and the first
 // layer's input norm when fused.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include "formats/gguf.h"
 #include "formats/model_weights.h"
@@ -28,11 +29,12 @@ struct GraphRun {
   size_t decode_dispatches = 0;
 };
 
-GraphRun run_graph(const WeightSource& w, bool fuse) {
+GraphRun run_graph(const WeightSource& w, bool fuse, bool fuse_qkv = true) {
   models::LlamaGraphOptions o;
   o.context = 16;
   o.max_prefill = 5;
   o.fuse = fuse;
+  o.fuse_qkv = fuse_qkv;
   models::LlamaGraph lg = models::build_llama_graph(w, o);
   auto exe = ExecutableGraph::build(std::move(lg.graph), gpu());
   const std::vector<int32_t> tokens = {1, 7, 3, 30, 12, 5, 9, 21, 2};
@@ -88,4 +90,36 @@ TEST(FusedLlamaGraph, MatchesUnfusedGraph) {
       }
       if (fg) EXPECT_EQ(fused.decode_dispatches + 3 * size_t(s.layers) + 1, plain.decode_dispatches) << ggml_type_name(type) << " " << arch;
     }
+}
+
+// Stacked q/k/v (LlamaGraphOptions::fuse_qkv: one linear over [Wq; Wk; Wv], then wgrt.rope_qkv_cache rotating q and k
+// and writing the caches, the SDPA without its own cache write) against the three linears + RoPE + the SDPA's cache
+// write, in the fused and the unfused layer body: llama (interleaved pairs), qwen2 (q/k/v biases, rotate-half),
+// qwen3 (q/k norms: stays unstacked), Q4_0 (q4gsw) and Q8_0 (block format), and a mix whose layer 1 has attn_v in
+// the other type ([Wq; Wk] stacked, v apart, as Q4_K_M's Q6_K attn_v layers), prefill then decode steps. Same
+// function, different summation order: logits within 1e-4, same argmax; the decode step runs 3 dispatches fewer
+// per layer where it stacks.
+TEST(FusedLlamaGraph, StackedQkvMatchesSeparateLinears) {
+  for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0})
+    for (const char* arch : {"llama", "qwen2", "qwen3"})
+      for (bool mixed : {false, true})
+      for (bool fuse : {true, false}) {
+        if (mixed && std::string(arch) == "qwen3") continue;
+        webgpu::Tuning t = gpu().tuning();
+        t.fused_gemv = true;  // the fused body's norm inside the GEMV: the dispatch count below
+        webgpu::ScopedTuning scoped(gpu(), t);
+        SynthSpec s = spec(arch, type);
+        if (mixed) s.attn_v_type = type == GgmlType::Q4_0 ? GgmlType::Q8_0 : GgmlType::Q4_0;  // layer 1: [Wq; Wk] + Wv
+        WeightSource w = load_gguf_llama(GgufFile::from_bytes(synth_llama_gguf(s), "synth.gguf"));
+        const GraphRun stacked = run_graph(w, fuse, true), separate = run_graph(w, fuse, false);
+        const std::string what = fmt::format("{} {} mixed {} fuse {}", ggml_type_name(type), arch, mixed, fuse);
+        ASSERT_EQ(stacked.logits.size(), separate.logits.size());
+        for (size_t i = 0; i < stacked.logits.size(); ++i) {
+          EXPECT_LT(max_abs_diff(stacked.logits[i], separate.logits[i]), 1e-4f) << what << " step " << i;
+          EXPECT_EQ(stacked.tokens[i], separate.tokens[i]) << what << " step " << i;
+        }
+        // 3 per stacked layer; 2 where v stays apart (the one odd layer of 3 when mixed); none with q/k norms.
+        const size_t saved = std::string(arch) == "qwen3" ? 0 : 3 * size_t(s.layers) - (mixed ? 1 : 0);
+        EXPECT_EQ(stacked.decode_dispatches + saved, separate.decode_dispatches) << what;
+      }
 }

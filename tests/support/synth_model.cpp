@@ -59,7 +59,8 @@ std::vector<uint8_t> synth_llama_gguf(const SynthSpec& s) {
   auto mat = [&](const std::string& name, uint64_t rows, uint64_t cols, int perm_heads = 0) {
     auto v = synth_values(rows * cols, name_seed(name, s.seed));
     if (perm_heads && s.permute_qk_to_interleaved) v = permute_rows(v, perm_heads, hd, cols);
-    w.add_tensor_f32(name + ".weight", {cols, rows}, v, s.matrix_type);
+    const bool odd_v = s.attn_v_type && name.ends_with("attn_v") && name[4] % 2 == 1;  // "blk.<odd>." (layers < 10)
+    w.add_tensor_f32(name + ".weight", {cols, rows}, v, odd_v ? *s.attn_v_type : s.matrix_type);
   };
   auto vec = [&](const std::string& name, uint64_t n, bool norm, int perm_heads = 0) {
     auto v = norm ? synth_values(n, name_seed(name, s.seed), 0.5f, 1.5f) : synth_values(n, name_seed(name, s.seed));

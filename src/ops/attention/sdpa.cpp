@@ -3,6 +3,7 @@
 //     dropout_p (0.0 only), is_causal (bool), scale (double|None: 1/sqrt(D)), out [B,S,Hq,D])
 // Fused (ExecuTorch extension/llm/custom_ops semantics):
 //   (a) k, v rows are written into the caches at rows [input_pos, input_pos + S) (the caches are State tensors);
+//       k and v both None: the caches already hold those rows (wgrt.rope_qkv_cache wrote them), no write;
 //   (b) scores = q·kᵀ·scale over the live context [0, input_pos + S); causal: query s sees keys <= input_pos + s;
 //   (c) row softmax; (d) out = P·V.
 // wgrt.sdpa_with_kv_cache_swa.default(the same 11 arguments, softcap (double, 0: none), window (int, 0: none), out)
@@ -130,15 +131,18 @@ void build_sdpa(OpBuilder& b, bool ext) {
   const AttnOptions opt = read_attn_options(b, SOFTCAP, ext);  // (no structured binding: lambdas capture these)
   const double softcap = opt.softcap;
   const int64_t window = opt.window;
+  const bool written = b.is_none(K);  // the caches already hold this step's rows
+  b.check(written == b.is_none(V), "k and v must both be tensors or both None");
   for (size_t i : {Q, K, V, KC, VC}) {
+    if (written && (i == K || i == V)) continue;
     b.check_dtype(i, DType::F32);
     b.check_rank(i, 4, 4);
   }
   b.check_dtype(OUT, DType::F32);
   const Dims& q = b.tensor(Q).dims;
-  const Dims& k = b.tensor(K).dims;
   const Dims& kc = b.tensor(KC).dims;
-  b.check(k == b.tensor(V).dims, "k {} and v {} differ", dims_str(k), dims_str(b.tensor(V).dims));
+  const Dims k = written ? Dims{q[0], q[1], kc[2], kc[3]} : b.tensor(K).dims;  // a copy (None: from q and the cache)
+  b.check(written || k == b.tensor(V).dims, "k {} and v {} differ", dims_str(k), written ? "" : dims_str(b.tensor(V).dims));
   b.check(kc == b.tensor(VC).dims, "k_cache {} and v_cache {} differ", dims_str(kc), dims_str(b.tensor(VC).dims));
   b.check(q[0] == k[0] && q[1] == k[1] && q[3] == k[3], "q {} and k {} must agree in B, S and D", dims_str(q), dims_str(k));
   b.check(k[2] > 0 && q[2] % k[2] == 0, "query heads {} must be a multiple of kv heads {}", q[2], k[2]);
@@ -169,7 +173,7 @@ void build_sdpa(OpBuilder& b, bool ext) {
                                              "--prefill-chunk", score_bytes, max_binding));
   const bool legacy_ok = (ext || b.device().tuning().sdpa_legacy) && score_bytes <= max_binding;
 
-  CacheWrite wkv = declare_kv_cache_write(b, K, V, KC, VC);
+  const CacheWrite wkv = written ? CacheWrite{} : declare_kv_cache_write(b, K, V, KC, VC);
   UniformRef params = b.uniform<SdpaParams>();
   UniformRef legacy_params = legacy_ok ? b.uniform<SdpaLegacyParams>() : UniformRef{};
   auto t = [&](size_t i) { return Binding::tensor(b.arg(i)); };
@@ -208,14 +212,16 @@ void build_sdpa(OpBuilder& b, bool ext) {
   }
 
   b.on_resize([=](ResizeContext& r) {
-    const Dims q = r.tensor(Q).dims, k = r.tensor(K).dims;
-    if (q[0] != k[0] || q[1] != k[1] || q[3] != k[3] || k != r.tensor(V).dims)
+    const Dims q = r.tensor(Q).dims, k = written ? Dims{q[0], q[1], kc[2], kc[3]} : r.tensor(K).dims;
+    if (!written && (q[0] != k[0] || q[1] != k[1] || q[3] != k[3] || k != r.tensor(V).dims))
       r.fail("live q {}, k {}, v {} must agree in B, S and D", dims_str(q), dims_str(k), dims_str(r.tensor(V).dims));
     if (k[2] == 0 || q[2] % k[2] != 0) r.fail("query heads {} must be a multiple of kv heads {}", q[2], k[2]);
     if (seq_len_given && r.int_arg(SEQ_LEN) != q[1]) r.fail("seq_len {} differs from the query length {}", r.int_arg(SEQ_LEN), q[1]);
     const int64_t pos = r.int_arg(POS);
     // Checks 0 <= pos and pos + S <= C_max (LimitError) before anything else is set.
-    resize_kv_cache_write(r, wkv, K, V, KC, VC, pos);
+    if (!written) resize_kv_cache_write(r, wkv, K, V, KC, VC, pos);
+    else if (pos < 0 || pos + q[1] > c_max)
+      throw LimitError(r.where() + fmt::format("input_pos {} + {} tokens exceeds the cache context {}", pos, q[1], c_max));
     r.set_dims(OUT, q);
     SdpaParams p{};
     p.rows = uint32_t(q[0] * q[1] * q[2]);
