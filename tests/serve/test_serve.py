@@ -62,6 +62,25 @@ class Basic(unittest.TestCase):
         self.assertEqual(m["data"][0]["id"], "stories260K.bin")
         self.assertEqual(m["data"][0]["object"], "model")
 
+    def test_logprobs_shapes(self):
+        # Completions (logprobs = 3 alternatives) and chat (logprobs true, top_logprobs 2), greedy: one entry per
+        # completion token, the texts joined are the completion, each chosen token is its step's most likely one
+        # (greedy) with logprob <= 0, offsets count bytes. The values themselves: tests/models/serve_logprobs_test.cpp.
+        st, _, r = self.s.post("/v1/completions", {"prompt": "Once upon a time", "max_tokens": 10, "temperature": 0,
+                                                   "logprobs": 3, "ignore_eos": True})
+        self.assertEqual(st, 200, r)
+        c = r["choices"][0]
+        lp = c["logprobs"]
+        self.assertEqual(len(lp["tokens"]), r["usage"]["completion_tokens"])
+        self.assertEqual("".join(lp["tokens"]), c["text"])
+        self.assertEqual(lp["text_offset"], [sum(len(t.encode()) for t in lp["tokens"][:i]) for i in range(len(lp["tokens"]))])
+        for tok, l, top in zip(lp["tokens"], lp["token_logprobs"], lp["top_logprobs"]):
+            self.assertLessEqual(l, 0)
+            self.assertLessEqual(len(top), 3)
+            self.assertAlmostEqual(max(top.values()), l, places=5)
+            self.assertIn(tok, top)
+        self.assertIsNone(self.s.post("/v1/completions", {"prompt": "x", "max_tokens": 2})[2]["choices"][0]["logprobs"])
+
     def test_greedy_golden_equals_single_sequence_engine(self):
         for prompt, n in [("Once upon a time", 30), ("The little dog", 17)]:
             st, _, r = self.s.post("/v1/completions", {"prompt": prompt, "max_tokens": n, "temperature": 0})
@@ -161,6 +180,24 @@ class Chat(unittest.TestCase):
         self.assertEqual(events[0]["choices"][0]["delta"].get("role"), "assistant")
         self.assertEqual(stream_text(events, True), whole["choices"][0]["message"]["content"])
         self.assertEqual(events[-1]["choices"][0]["finish_reason"], whole["choices"][0]["finish_reason"])
+
+    def test_chat_logprobs(self):
+        # logprobs true, top_logprobs 2, greedy: one entry per completion token, bytes = the token text, the chosen
+        # token the most likely.
+        st, _, r = self.s.post("/v1/chat/completions", {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 6,
+                                                        "temperature": 0, "logprobs": True, "top_logprobs": 2})
+        self.assertEqual(st, 200, r)
+        content = r["choices"][0]["logprobs"]["content"]
+        self.assertEqual(len(content), r["usage"]["completion_tokens"])
+        for e in content:
+            self.assertTrue(e["bytes"])
+            try:
+                self.assertEqual(bytes(e["bytes"]).decode(), e["token"])
+            except UnicodeDecodeError:  # part of a character: the text field carries U+FFFD, the bytes are exact
+                pass
+            self.assertEqual(len(e["top_logprobs"]), 2)
+            self.assertAlmostEqual(e["top_logprobs"][0]["logprob"], e["logprob"], places=5)
+            self.assertGreaterEqual(e["top_logprobs"][0]["logprob"], e["top_logprobs"][1]["logprob"])
 
     def test_chat_n_choices(self):
         body = {"messages": [{"role": "user", "content": "hello there"}], "max_tokens": 12, "temperature": 1.0, "seed": 3}
@@ -382,13 +419,19 @@ class Faults(unittest.TestCase):
                  ({"prompt": "x", "top_p": 0}, "'top_p'"), ({"prompt": "x", "stop": [1]}, "'stop'"), ({"prompt": "x", "n": 0}, "'n' must be at least 1"),
                  ({"prompt": "x", "n": 17}, "'n' must be at most 16"), ({"prompt": "x", "n": "2"}, "'n' must be an integer"),
                  ({"prompt": "x", "n": 2}, "--parallel"),
-                 ({"prompt": "x", "stream": "yes"}, "'stream'"), ({"prompt": "x", "ignore_eos": 1}, "'ignore_eos'")]
+                 ({"prompt": "x", "stream": "yes"}, "'stream'"), ({"prompt": "x", "ignore_eos": 1}, "'ignore_eos'"),
+                 ({"prompt": "x", "logprobs": 6}, "'logprobs' must be at most 5"), ({"prompt": "x", "logprobs": -1}, "'logprobs' must be at least 0"),
+                 ({"prompt": "x", "logprobs": "2"}, "'logprobs' must be an integer"),
+                 ({"prompt": "x", "logprobs": 2, "stream": True}, "not available with \"stream\": true")]
         for body, needle in cases:
             self.expect_error(400, self.post("/v1/completions", body), needle)
         chat_cases = [({}, "'messages' is required"), ({"messages": "hi"}, "non-empty array"), ({"messages": [5]}, "must be an object"),
                       ({"messages": [{"content": "hi"}]}, "role must be a string"),
                       ({"messages": [{"role": "user", "content": 5}]}, "content must be"),
-                      ({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]}, "only text parts")]
+                      ({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]}, "only text parts"),
+                      ({"messages": [{"role": "user", "content": "hi"}], "logprobs": 1}, "'logprobs' must be true or false"),
+                      ({"messages": [{"role": "user", "content": "hi"}], "top_logprobs": 2}, "needs 'logprobs': true"),
+                      ({"messages": [{"role": "user", "content": "hi"}], "logprobs": True, "top_logprobs": 21}, "at most 20")]
         for body, needle in chat_cases:
             self.expect_error(400, self.post("/v1/chat/completions", body), needle)
 
