@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace wgrt::serve {
@@ -24,6 +25,14 @@ struct GenParams {
   uint64_t seed = 0;
   std::vector<std::string> stop;
   bool ignore_eos = false;    // llama-server's extension: end tokens do not end the request (benchmarks)
+  int logprobs = -1;          // -1: off; else each generated token's log-probability and this many alternatives
+};
+
+// One generated token's log-probability (serve/logprobs.h).
+struct TokenLogprob {
+  std::string token;   // its text piece (bytes as the tokenizer gives them; may be part of a UTF-8 character)
+  float logprob = 0;   // natural log of its probability under the model's logits
+  std::vector<std::pair<std::string, float>> top;  // the most likely tokens at that step (text, logprob), first first
 };
 
 struct JobResult {
@@ -33,6 +42,7 @@ struct JobResult {
   std::string finish_reason;    // "stop" (end token or stop string), "length" (max_tokens or context end)
   std::string text;             // the whole completion
   std::string error;            // non-empty: the request failed (a server error; text may be partial)
+  std::vector<TokenLogprob> logprobs;  // one per completion token when GenParams::logprobs >= 0
   double queue_seconds = 0, ttft_seconds = 0, total_seconds = 0;
 };
 

@@ -117,6 +117,23 @@ ParsedRequest parse_request(const std::string& text, bool chat) {
     if (!body["ignore_eos"].is_boolean()) throw bad("ignore_eos", "'ignore_eos' must be true or false");
     g.ignore_eos = body["ignore_eos"].get<bool>();
   }
+  // logprobs: completions take a count of alternatives (0..5); chat takes logprobs true plus top_logprobs (0..20).
+  if (!chat && body.contains("logprobs") && !body["logprobs"].is_null()) {
+    g.logprobs = int(std::min<int64_t>(integer(body, "logprobs", 0), 6));
+    if (g.logprobs > 5) throw bad("logprobs", "'logprobs' must be at most 5");
+  }
+  if (chat && body.contains("logprobs") && !body["logprobs"].is_null()) {
+    if (!body["logprobs"].is_boolean()) throw bad("logprobs", "'logprobs' must be true or false");
+    if (body["logprobs"].get<bool>()) g.logprobs = 0;
+  }
+  if (chat && body.contains("top_logprobs") && !body["top_logprobs"].is_null()) {
+    const int top = int(std::min<int64_t>(integer(body, "top_logprobs", 0), 21));
+    if (top > 20) throw bad("top_logprobs", "'top_logprobs' must be at most 20");
+    if (g.logprobs < 0) throw bad("top_logprobs", "'top_logprobs' needs 'logprobs': true");
+    g.logprobs = top;
+  }
+  if (g.logprobs >= 0 && r.stream)
+    throw bad("logprobs", "logprobs are not available with \"stream\": true: ask without streaming");
   if (body.contains("n") && !body["n"].is_null()) {
     r.n = int(std::min<int64_t>(integer(body, "n", 1), kMaxChoices + 1));
     if (r.n > kMaxChoices) throw bad("n", fmt::format("'n' must be at most {}", kMaxChoices));
@@ -145,12 +162,44 @@ static json base(const ParsedRequest& req, const ResponseIds& ids, bool streamed
           {"model", ids.model}};
 }
 
+// The choice's "logprobs" object: chat {"content": [{token, logprob, bytes, top_logprobs: [...]}]}, completions
+// {tokens, token_logprobs, top_logprobs: [{text: logprob}], text_offset}; null when not asked for.
+static json logprobs_json(const ParsedRequest& req, const JobResult& r) {
+  if (req.params.logprobs < 0) return nullptr;
+  auto bytes = [](const std::string& t) {
+    json b = json::array();
+    for (unsigned char c : t) b.push_back(int(c));
+    return b;
+  };
+  if (req.chat) {
+    json content = json::array();
+    for (const TokenLogprob& t : r.logprobs) {
+      json top = json::array();
+      for (const auto& [text, lp] : t.top) top.push_back({{"token", text}, {"logprob", lp}, {"bytes", bytes(text)}});
+      content.push_back({{"token", t.token}, {"logprob", t.logprob}, {"bytes", bytes(t.token)}, {"top_logprobs", top}});
+    }
+    return {{"content", content}};
+  }
+  json tokens = json::array(), lps = json::array(), tops = json::array(), offsets = json::array();
+  size_t offset = 0;
+  for (const TokenLogprob& t : r.logprobs) {
+    tokens.push_back(t.token);
+    lps.push_back(t.logprob);
+    json top = json::object();
+    for (const auto& [text, lp] : t.top) top[text] = lp;
+    tops.push_back(top);
+    offsets.push_back(offset);
+    offset += t.token.size();
+  }
+  return {{"tokens", tokens}, {"token_logprobs", lps}, {"top_logprobs", tops}, {"text_offset", offsets}};
+}
+
 json full_response(const ParsedRequest& req, const ResponseIds& ids, std::span<const JobResult> results) {
   json j = base(req, ids, false);
   j["choices"] = json::array();
   for (size_t i = 0; i < results.size(); ++i) {
     const JobResult& r = results[i];
-    json choice = {{"index", i}, {"finish_reason", r.finish_reason}, {"logprobs", nullptr}};
+    json choice = {{"index", i}, {"finish_reason", r.finish_reason}, {"logprobs", logprobs_json(req, r)}};
     if (req.chat) choice["message"] = {{"role", "assistant"}, {"content", r.text}};
     else choice["text"] = r.text;
     j["choices"].push_back(choice);

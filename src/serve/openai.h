@@ -37,7 +37,9 @@ constexpr int kMaxChoices = 16;
 // mistyped messages/prompt, or a field of the wrong type or range (max_tokens >= 1, temperature in [0, 2],
 // top_p in (0, 1], min_p in [0, 1], top_k >= 0, repeat_penalty in (0, 10] (llama-server's name; over the last 64
 // tokens), seed an integer, stop a string or up to 16 strings, n in [1, kMaxChoices],
-// ignore_eos a boolean: llama-server's extension, end tokens do not end the request, as benchmarks want).
+// ignore_eos a boolean: llama-server's extension, end tokens do not end the request, as benchmarks want;
+// logprobs: completions an integer 0..5, chat a boolean with top_logprobs 0..20 (which needs logprobs true); not
+// with stream true).
 ParsedRequest parse_request(const std::string& body, bool chat);
 
 // {"error": {"message", "type", "param", "code"}}.

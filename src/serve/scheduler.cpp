@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "models/llama_graph.h"
+#include "serve/logprobs.h"
 #include "text/sampler.h"
 #include "text/stop_strings.h"
 #include "text/utf8_stream.h"
@@ -268,7 +270,9 @@ bool Scheduler::step() {
       d.history = s->tokens;
       draws.push_back(d);
     }
-  models::StepOutput out = llm_.step(rows, outs, sample && !gpu, draws);
+  bool lp = false;  // a sequence wants logprobs: the logits come back (B x vocab)
+  for (Seq* s : who) lp |= s->job->params.logprobs >= 0;
+  models::StepOutput out = llm_.step(rows, outs, (sample && !gpu) || (lp && !none_out), draws);
   for (size_t k = 0; k < live.size(); ++k) live[k]->ran += advance[k];  // now in the KV cache
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -290,12 +294,16 @@ bool Scheduler::step() {
       end(s, "error");
       continue;
     }
-    emit_token(s, tok);
+    std::optional<TokenLogprob> tl;
+    if (s.job->params.logprobs >= 0)
+      tl = token_logprob(std::span<const float>(out.logits.data() + i * vocab, vocab), tok, s.job->params.logprobs,
+                         [&](int32_t id) { return llm_.token_piece(s.prev, id); });
+    emit_token(s, tok, std::move(tl));
   }
   return true;
 }
 
-void Scheduler::emit_token(Seq& s, int32_t tok) {
+void Scheduler::emit_token(Seq& s, int32_t tok, std::optional<TokenLogprob> lp) {
   const GenParams& p = s.job->params;
   const std::vector<int32_t>& ends = llm_.special_tokens().end_of_turn;
   auto now = Clock::now();
@@ -313,6 +321,7 @@ void Scheduler::emit_token(Seq& s, int32_t tok) {
   s.last_token = now;
   if (!p.ignore_eos && std::binary_search(ends.begin(), ends.end(), tok)) return end(s, "stop");
   ++s.res.completion_tokens;
+  if (lp) s.res.logprobs.push_back(std::move(*lp));
   {
     std::lock_guard<std::mutex> l(mu_);
     ++st_.generated_tokens;

@@ -17,6 +17,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -58,7 +59,7 @@ class Scheduler {
   void admit_locked();
   bool step();  // false when there was nothing to do
   void adopt(Seq& follower);
-  void emit_token(Seq& s, int32_t tok);
+  void emit_token(Seq& s, int32_t tok, std::optional<TokenLogprob> lp);
   void end(Seq& s, const char* reason);
   void fail_all(const std::string& why);
 

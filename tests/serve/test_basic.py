@@ -1,4 +1,4 @@
-"""wgrt serve group `basic` (run by test_serve.py): stories260K: health, models, greedy goldens equal `wgrt
+"""wgrt serve group `basic` (run by test_serve.py): stories260K: health, models, logprobs shapes, greedy goldens equal `wgrt
 generate` (the single-sequence engine), SSE framing, usage counts, stop strings, seeded sampling, metrics."""
 import json
 
@@ -20,6 +20,25 @@ class Basic(ServerCase):
         self.assertEqual(m["object"], "list")
         self.assertEqual(m["data"][0]["id"], "stories260K.bin")
         self.assertEqual(m["data"][0]["object"], "model")
+
+    def test_logprobs_shapes(self):
+        # Completions (logprobs = 3 alternatives) and chat (logprobs true, top_logprobs 2), greedy: one entry per
+        # completion token, the texts joined are the completion, each chosen token is its step's most likely one
+        # (greedy) with logprob <= 0, offsets count bytes. The values themselves: tests/models/serve_logprobs_test.cpp.
+        st, _, r = self.s.post("/v1/completions", {"prompt": "Once upon a time", "max_tokens": 10, "temperature": 0,
+                                                   "logprobs": 3, "ignore_eos": True})
+        self.assertEqual(st, 200, r)
+        c = r["choices"][0]
+        lp = c["logprobs"]
+        self.assertEqual(len(lp["tokens"]), r["usage"]["completion_tokens"])
+        self.assertEqual("".join(lp["tokens"]), c["text"])
+        self.assertEqual(lp["text_offset"], [sum(len(t.encode()) for t in lp["tokens"][:i]) for i in range(len(lp["tokens"]))])
+        for tok, l, top in zip(lp["tokens"], lp["token_logprobs"], lp["top_logprobs"]):
+            self.assertLessEqual(l, 0)
+            self.assertLessEqual(len(top), 3)
+            self.assertAlmostEqual(max(top.values()), l, places=5)
+            self.assertIn(tok, top)
+        self.assertIsNone(self.s.post("/v1/completions", {"prompt": "x", "max_tokens": 2})[2]["choices"][0]["logprobs"])
 
     def test_greedy_golden_equals_single_sequence_engine(self):
         for prompt, n in [("Once upon a time", 30), ("The little dog", 17)]:

@@ -30,6 +30,24 @@ class Chat(ServerCase):
         self.assertEqual(stream_text(events, True), whole["choices"][0]["message"]["content"])
         self.assertEqual(events[-1]["choices"][0]["finish_reason"], whole["choices"][0]["finish_reason"])
 
+    def test_chat_logprobs(self):
+        # logprobs true, top_logprobs 2, greedy: one entry per completion token, bytes = the token text, the chosen
+        # token the most likely.
+        st, _, r = self.s.post("/v1/chat/completions", {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 6,
+                                                        "temperature": 0, "logprobs": True, "top_logprobs": 2})
+        self.assertEqual(st, 200, r)
+        content = r["choices"][0]["logprobs"]["content"]
+        self.assertEqual(len(content), r["usage"]["completion_tokens"])
+        for e in content:
+            self.assertTrue(e["bytes"])
+            try:
+                self.assertEqual(bytes(e["bytes"]).decode(), e["token"])
+            except UnicodeDecodeError:  # part of a character: the text field carries U+FFFD, the bytes are exact
+                pass
+            self.assertEqual(len(e["top_logprobs"]), 2)
+            self.assertAlmostEqual(e["top_logprobs"][0]["logprob"], e["logprob"], places=5)
+            self.assertGreaterEqual(e["top_logprobs"][0]["logprob"], e["top_logprobs"][1]["logprob"])
+
     def test_chat_n_choices(self):
         body = {"messages": [{"role": "user", "content": "hello there"}], "max_tokens": 12, "temperature": 1.0, "seed": 3}
         alone = [self.s.post("/v1/chat/completions", dict(body, seed=3 + i))[2]["choices"][0]["message"]["content"] for i in range(2)]

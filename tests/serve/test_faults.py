@@ -44,13 +44,19 @@ class Faults(ServerCase):
                  ({"prompt": "x", "top_p": 0}, "'top_p'"), ({"prompt": "x", "stop": [1]}, "'stop'"), ({"prompt": "x", "n": 0}, "'n' must be at least 1"),
                  ({"prompt": "x", "n": 17}, "'n' must be at most 16"), ({"prompt": "x", "n": "2"}, "'n' must be an integer"),
                  ({"prompt": "x", "n": 2}, "--parallel"),
-                 ({"prompt": "x", "stream": "yes"}, "'stream'"), ({"prompt": "x", "ignore_eos": 1}, "'ignore_eos'")]
+                 ({"prompt": "x", "stream": "yes"}, "'stream'"), ({"prompt": "x", "ignore_eos": 1}, "'ignore_eos'"),
+                 ({"prompt": "x", "logprobs": 6}, "'logprobs' must be at most 5"), ({"prompt": "x", "logprobs": -1}, "'logprobs' must be at least 0"),
+                 ({"prompt": "x", "logprobs": "2"}, "'logprobs' must be an integer"),
+                 ({"prompt": "x", "logprobs": 2, "stream": True}, "not available with \"stream\": true")]
         for body, needle in cases:
             self.expect_error(400, self.post("/v1/completions", body), needle)
         chat_cases = [({}, "'messages' is required"), ({"messages": "hi"}, "non-empty array"), ({"messages": [5]}, "must be an object"),
                       ({"messages": [{"content": "hi"}]}, "role must be a string"),
                       ({"messages": [{"role": "user", "content": 5}]}, "content must be"),
-                      ({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]}, "only text parts")]
+                      ({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]}, "only text parts"),
+                      ({"messages": [{"role": "user", "content": "hi"}], "logprobs": 1}, "'logprobs' must be true or false"),
+                      ({"messages": [{"role": "user", "content": "hi"}], "top_logprobs": 2}, "needs 'logprobs': true"),
+                      ({"messages": [{"role": "user", "content": "hi"}], "logprobs": True, "top_logprobs": 21}, "at most 20")]
         for body, needle in chat_cases:
             self.expect_error(400, self.post("/v1/chat/completions", body), needle)
 

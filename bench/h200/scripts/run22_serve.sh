@@ -2,6 +2,8 @@
 # H200 run 22, serving (issue 15), ~70-90 s: where the serving batch's step time goes for Llama-3.2-1B Q4_0 vs
 # Q4_K_M (8 streams vs 1; run 22: 4.60x / 3.48x), and what the fused layer body in the serving graph (this
 # branch: wgrt.linear_*_fused at M = rows, 3 dispatches per layer + 1 fewer; on by default on GPUs) gives.
+# After the mid-session run (Q4_K_M fused 10.2 vs unfused 9.2 ms per 8-row step) the serving graph fuses q4gsw
+# only, so Q4_K_M's fused on/off rows should now match.
 #  1. wgrt_bench_batch (no HTTP: BatchLlm::step of B greedy rows at depth 128): step ms, aggregate tok/s and
 #     dispatches per step at B = 1, 2, 4, 8, fused body on (default) and off (WGRT_FUSED_GEMV=0);
 #  2. the per-kernel GPU table of the 1- and 8-row steps (--profile; timestamps add a floor per dispatch);
