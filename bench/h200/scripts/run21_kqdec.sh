@@ -8,8 +8,17 @@
 # Usage (repo root on the H200 machine, release binaries in .devlibs/new): bash bench/h200/scripts/run21_kqdec.sh
 set -u
 source .devlibs/env.sh
-N=${WGRT:-.devlibs/new/wgrt}; M=/tmp/m
-source bench/h200/scripts/l1b_files.sh
+N=${WGRT:-.devlibs/new/wgrt}; M=/tmp/m; mkdir -p $M /tmp/lc
+[ -f $M/l1b-Q4_0.gguf ] || $N synth --preset llama-3.2-1b --type q4_0 -o $M/l1b-Q4_0.gguf >/dev/null
+if [ ! -f $M/l1b-Q4_K_M.gguf ] || [ ! -f $M/l1b-Q6_K.gguf ]; then
+  [ -d /tmp/lc/linux-x64 ] || tar -xJf .devlibs/llamacpp-cpu.tar.xz -C /tmp/lc
+  $N synth --preset llama-3.2-1b --type f16 -o $M/l1b-f16.gguf >/dev/null
+  for t in Q4_K_M Q6_K; do
+    [ -f $M/l1b-$t.gguf ] || .devlibs/wgrt_llamacpp_helper quantize /tmp/lc/linux-x64 $M/l1b-f16.gguf $M/l1b-$t.gguf $t \
+      >/dev/null 2>&1 || echo "quantize $t failed"
+  done
+  rm -f $M/l1b-f16.gguf
+fi
 for f in Q4_0 Q4_K_M Q6_K; do for fg in 1 0; do
   echo "== $f WGRT_FUSED_GEMV=$fg"
   WGRT_FUSED_GEMV=$fg timeout 60 $N bench -m $M/l1b-$f.gguf -p 128 -n 128 -r 2 2>&1 | grep -E '^\| (pp|tg)'
