@@ -34,7 +34,8 @@ namespace {
 namespace fs = std::filesystem;
 constexpr float kLogitTol = 1e-4f;     // GPU f32 vs llama.cpp CPU f32 (f32 KV cache) on identical weights; logits up to ~11
 constexpr float kQuantActTol = 0.1f;   // vs llama.cpp's 8-bit-activation path, relative to max |logit|
-constexpr float kInt8Tol = 0.02f;     // int8 x (WGRT_GEMV_KQ_INT8) vs the F32 rewrite, relative to max |logit|
+constexpr float kInt8Tol = 0.1f;      // int8 x (WGRT_GEMV_KQ_INT8) vs the F32 rewrite, relative to max |logit|: the
+                                       // bound of llama.cpp's own 8-bit-activation path (kQuantActTol)
 constexpr int kGen = 32;
 
 // The F32 source model, written once per process.
