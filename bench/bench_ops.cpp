@@ -166,7 +166,9 @@ void BM_GemvQ4(benchmark::State& st) {
   st.SetLabel(fmt::format("{} dispatches, weights {:.1f} MB", exe->dispatch_count(), double(N * K / 2) / 1e6));
 }
 
-// Args: ggml type id, K, N, M, kernel (1 = gemv_kq "blocks", 0 = generic). Block bytes are random in
+// Args: ggml type id, K, N, M, kernel (1 = gemv_kq "blocks" with f32 x, 2 / 3 = gemv_kq with int8 x staged per
+// workgroup / from a quantize pass (its dispatch included; where the device has packed int8 dot products; the
+// policy's ggml_gemv_int8 2 / 1), 0 = generic). Block bytes are random in
 // 0x20..0x3b, so every f16 scale is a normal number (about 2^-7 .. 1).
 // Weight words for the block-format GEMVs: bytes 0x20 .. 0x3B (finite small f16 scales, any codes).
 std::vector<uint32_t> block_words(uint64_t bytes) {
@@ -183,11 +185,13 @@ std::vector<uint32_t> block_words(uint64_t bytes) {
 void BM_GemvGgml(benchmark::State& st) {
   const int64_t type = st.range(0), K = st.range(1), N = st.range(2), M = st.range(3);
   const bool blocks = st.range(4) != 0;
+  const uint32_t int8 = st.range(4) == 2 ? 2 : st.range(4) == 3 ? 1 : 0;
   const int64_t be = type == 8 ? 32 : 256, bb = type == 8 ? 34 : type == 12 ? 144 : 210;
   const uint64_t bytes = uint64_t(N * (K / be) * bb);
   std::vector<uint32_t> words = block_words(bytes);
   webgpu::Tuning tun = dev().tuning();
   tun.ggml_gemv_blocks = blocks;
+  tun.ggml_gemv_int8 = int8;
   webgpu::ScopedTuning scoped(dev(), tun);
   Graph g;
   ValueId x = g.input("x", DType::F32, {M, K});
@@ -201,12 +205,12 @@ void BM_GemvGgml(benchmark::State& st) {
   exe->set_input(x, {M, K}, std::span<const float>(xv));
   double sec = run(st, *exe);
   set_counters(st, sec, double(bytes + uint64_t(M * K * 4 + M * N * 4)), 2.0 * double(M * N * K));
-  st.SetLabel(fmt::format("{} M {} {}", type == 8 ? "Q8_0" : type == 12 ? "Q4_K" : "Q6_K", M, blocks ? "gemv_kq" : "generic"));
+  st.SetLabel(fmt::format("{} M {} {}", type == 8 ? "Q8_0" : type == 12 ? "Q4_K" : "Q6_K", M, int8 == 2 ? "gemv_kq int8 x staged" : int8 ? "gemv_kq int8 x pass" : blocks ? "gemv_kq" : "generic"));
 }
 
 // The fused gate/up GEMV of a block-format layer (wgrt.linear_ggml_fused: RMSNorm of x, [gate; up] of 2 * N rows,
 // SwiGLU) with the policy's fused_gemv on (one gemv_kq dispatch) or off (rms_norm + GEMV + swiglu): type, K, N
-// (outputs), M, fused_gemv. Counted bytes: the weights, x, and the outputs.
+// (outputs), M, fused_gemv, x (the policy's ggml_gemv_int8: 0 f32, 1 int8 pass, 2 int8 staged). Counted bytes: the weights, x, and the outputs.
 void BM_GemvGgmlFused(benchmark::State& st) {
   const int64_t type = st.range(0), K = st.range(1), N = 2 * st.range(2), M = st.range(3);
   const int64_t be = type == 8 ? 32 : 256, bb = type == 8 ? 34 : type == 12 ? 144 : 210;
@@ -214,6 +218,7 @@ void BM_GemvGgmlFused(benchmark::State& st) {
   std::vector<uint32_t> words = block_words(bytes);
   webgpu::Tuning tun = dev().tuning();
   tun.fused_gemv = st.range(4) != 0;
+  tun.ggml_gemv_int8 = uint32_t(st.range(5));
   webgpu::ScopedTuning scoped(dev(), tun);
   Graph g;
   ValueId x = g.input("x", DType::F32, {M, K});
@@ -229,8 +234,8 @@ void BM_GemvGgmlFused(benchmark::State& st) {
   exe->set_input(x, {M, K}, std::span<const float>(xv));
   double sec = run(st, *exe);
   set_counters(st, sec, double(bytes + uint64_t(M * K * 4 + M * N * 2)), 2.0 * double(M * N * K));
-  st.SetLabel(fmt::format("{} M {} {}", type == 8 ? "Q8_0" : type == 12 ? "Q4_K" : "Q6_K", M,
-                          st.range(4) ? "fused" : "norm+gemv+glu"));
+  st.SetLabel(fmt::format("{} M {} {}{}", type == 8 ? "Q8_0" : type == 12 ? "Q4_K" : "Q6_K", M,
+                          st.range(4) ? "fused" : "norm+gemv+glu", st.range(5) == 2 ? " int8 x staged" : st.range(5) ? " int8 x pass" : ""));
 }
 
 void BM_GemvF32(benchmark::State& st) {
@@ -290,9 +295,9 @@ BENCHMARK(BM_Copy)->UseManualTime()->Unit(benchmark::kMicrosecond)
 BENCHMARK(BM_Read)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Arg(2048 * 2048 * 5 / 8)->Arg(2048 * 8192 * 5 / 8)->Arg(int64_t(2048) * 128256 * 5 / 8);
 BENCHMARK(BM_GemvGgml)->UseManualTime()->Unit(benchmark::kMicrosecond)
-    ->ArgsProduct({{12, 14, 8}, {2048}, {8192}, {1, 2, 4, 8}, {1, 0}});
+    ->ArgsProduct({{12, 14, 8}, {2048}, {8192}, {1, 2, 4, 8}, {3, 2, 1, 0}});
 BENCHMARK(BM_GemvGgmlFused)->UseManualTime()->Unit(benchmark::kMicrosecond)
-    ->ArgsProduct({{12, 14}, {2048}, {8192}, {1, 8}, {1, 0}});
+    ->ArgsProduct({{12, 14}, {2048}, {8192}, {1, 8}, {1, 0}, {2, 1, 0}});
 BENCHMARK(BM_GemvF32)->UseManualTime()->Unit(benchmark::kMicrosecond)->Args({2048, 2048});
 BENCHMARK(BM_Gemm)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Args({128, 2048, 2048, 0})->Args({512, 2048, 2048, 0})->Args({128, 2048, 2048, 1})->Args({512, 2048, 2048, 1})

@@ -69,6 +69,9 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // The fused layer body: fewer dispatches is the GPU lever (Dawn's 1.9 us floor, no overlap); on lavapipe it
   // measured no faster (within the noise of a loaded 2-core machine), so CPU adapters keep the separate ops.
   t.fused_gemv = !f.cpu_adapter;
+  // Int8 x in the block GEMV: one dot4I8Packed per 4 codes instead of 4 conversions and FMAs per row of x, the
+  // same trade as the q4 GEMV's i8 kernel (CPU adapters: see tuning.h).
+  t.ggml_gemv_int8 = !f.cpu_adapter && f.packed_dot ? 2 : 0;
 
   if (o.q4_gemv) {
     // i8 and sg where the device cannot run them: the op falls back (i8 -> wg); sg without subgroups is ignored.
@@ -111,6 +114,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (o.fused_qkv) t.fused_qkv = *o.fused_qkv;
   if (o.ggml_gemv_blocks) t.ggml_gemv_blocks = *o.ggml_gemv_blocks;
   if (o.ggml_gemv_rpt) t.ggml_gemv_rpt = *o.ggml_gemv_rpt;
+  if (o.ggml_gemv_int8) t.ggml_gemv_int8 = f.packed_dot ? *o.ggml_gemv_int8 : 0;
   return t;
 }
 
@@ -136,7 +140,8 @@ std::string Tuning::describe() const {
            : std::string("int8 GEMM for block formats: off\n");
   s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes; fused GEMV (norm, GLU): {}; stacked q/k/v + "
                    "RoPE/KV write: {}\n", gemv_max_rows, max_binding_bytes, fused_gemv ? "on" : "off", fused_qkv ? "on" : "off");
-  s += fmt::format("block-format GEMV: {}\n", ggml_gemv_blocks ? fmt::format("blocks (gemv_kq, RPT {}) where the type has it", ggml_gemv_rpt)
+  s += fmt::format("block-format GEMV: {}\n", ggml_gemv_blocks ? fmt::format("blocks (gemv_kq, RPT {}, {} x) where the type has it", ggml_gemv_rpt,
+                                                                       ggml_gemv_int8 == 2 ? "int8 staged" : ggml_gemv_int8 ? "int8 pass" : "f32")
                                                            : std::string("generic"));
   s += fmt::format("attention: {}{}; split-KV decode from {} keys (chunks >= {} keys, ~{} workgroups); prefill chunk {} tokens\n",
                    sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash",

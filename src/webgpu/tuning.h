@@ -18,7 +18,10 @@
 //     planes (the i8 kernel's error bound; 1 plane, llama.cpp's int8 activations, only when forced).
 //   Block-format GEMV: gemv_kq.wgsl (chunks of whole sub-blocks, x rows in grid layers of 1, 2, 4 or 8, the
 //     smallest that holds M) for Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K on every adapter; gemv_ggml.wgsl otherwise.
-//     gemv_kq rows of W per invocation (each x load serves them): 2.
+//     gemv_kq rows of W per invocation (each x load serves them): 2. Its int8 activations (x quantized per 32-k
+//     block, codes times x by dot4I8Packed; WGRT_GEMV_KQ_INT8): staged per workgroup (2) on GPUs with packed int8
+//     dot products (keeps the fused norm inside the GEMV; routes whose staging does not fit workgroup memory take
+//     the quantize pass, 1), off on CPU adapters (lavapipe measured the f32 decode faster).
 //   GEMM: the Cpu kernel (gemm_cpu.wgsl, rq 4, wg 64) on CPU adapters with subgroups of >= 8 lanes, else
 //     Tiled (gemm.wgsl); Tiled linear layers with >= 64 output tiles of 128x128 take gemm_big.wgsl.
 //   Int8 GEMM (q4gsw linear prefill): on GPUs with packed_4x8_integer_dot_product from 1 output tile (every
@@ -111,6 +114,7 @@ struct TuningOverrides {
   std::optional<bool> fused_qkv;                  // WGRT_FUSED_QKV = 0 | 1
   std::optional<bool> ggml_gemv_blocks;           // WGRT_GEMV_GGML = blocks[,RPT] | generic
   std::optional<uint32_t> ggml_gemv_rpt;          // ... its RPT (1, 2 or 4)
+  std::optional<uint32_t> ggml_gemv_int8;         // WGRT_GEMV_KQ_INT8 = 0 | 1 | 2
   std::optional<bool> sdpa_legacy;                // WGRT_SDPA = flash | legacy
   std::optional<uint32_t> sdpa_prefill_rpt;       // WGRT_SDPA_PREFILL = 0 | 1 | 2 | 4 (rows per invocation, 0: off)
   std::optional<bool> sdpa_decode_kernel;         // WGRT_SDPA_DECODE = 0 | 1
@@ -132,6 +136,10 @@ struct Tuning {
   // x) for the types it has (linear_ggml.h), else the generic one (gemv_ggml.wgsl) for every type.
   bool ggml_gemv_blocks = true;
   uint32_t ggml_gemv_rpt = 2;      // gemv_kq.wgsl rows of W per invocation (1, 2, 4; the op caps MB * RPT at 16)
+  // gemv_kq.wgsl's x: 0 f32; 1 int8 from a quantize_q8.wgsl pass per execute (the fused norm then its own
+  // dispatch); 2 int8 quantized by each workgroup into workgroup memory (the fused norm inside; routes where it does
+  // not fit take 1). Needs packed int8 dot products (without them the op keeps f32 x).
+  uint32_t ggml_gemv_int8 = 0;
   Q4GemvKernel q4_gemv = Q4GemvKernel::Workgroup;  // preferred q4 GEMV kernel (the op may fall back)
   std::optional<GemvQ4Shape> gemv_q4_forced;       // shape override (every N, K) for the Workgroup/Int8 kernels
   std::optional<GemvQ4SgShape> gemv_q4_sg_forced;  // shape override for the Subgroup kernel

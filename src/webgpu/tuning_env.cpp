@@ -175,6 +175,11 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     else if (*v == "blocks,1" || *v == "blocks,2" || *v == "blocks,4") o.ggml_gemv_blocks = true, o.ggml_gemv_rpt = uint32_t(v->back() - '0');
     else bad("WGRT_GEMV_GGML", *v, "blocks, blocks,RPT (RPT 1, 2 or 4) or generic");
   }
+  if (auto v = get("WGRT_GEMV_KQ_INT8")) {
+    auto l = parse_list(*v, 1, 1, 2);
+    if (!l) bad("WGRT_GEMV_KQ_INT8", *v, "0 (f32 x), 1 (int8 x from a quantize pass) or 2 (int8 x staged per workgroup)");
+    o.ggml_gemv_int8 = uint32_t((*l)[0]);
+  }
   return o;
 }
 

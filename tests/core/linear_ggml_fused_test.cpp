@@ -151,9 +151,10 @@ std::vector<Case> cases(int64_t be) {
   };
 }
 
-webgpu::Tuning tuned(bool fused_gemv) {
+webgpu::Tuning tuned(bool fused_gemv, uint32_t int8_gemv = 0) {
   webgpu::Tuning t = gpu().tuning();
   t.fused_gemv = fused_gemv;
+  t.ggml_gemv_int8 = int8_gemv;  // f32 x unless asked (Int8GemvRoute)
   return t;
 }
 
@@ -227,6 +228,41 @@ TEST(LinearGgmlFused, Int8GemmRouteSideDispatches) {
       Fused f = make_fused(t, c, seed, 20);
       for (int64_t M : {20, 1, 13})
         run_and_check(f, c, M, seed++, fmt::format("int8 gemm route {} M {}", name(t, c), M), M > 8);
+    }
+}
+
+// The int8-activation GEMV (policy ggml_gemv_int8, forced), both modes: 1 runs the norm as its own dispatch and
+// quantizes the NORMALIZED x (quantize_q8.wgsl); 2 normalizes and quantizes inside gemv_kq.wgsl; both keep the
+// residual and GLU epilogues there: every combination on Q4_K and Q6_K in both modes, norm + residual and norm +
+// SwiGLU on the other types in mode 2 (their chunk decoders feed the same hooks), rows 1 and 8 (routes 0 and 3) and
+// 11 (two layers of 8 on CPU adapters, the f32 GEMM on GPUs), with the int8 rounding bound of run_and_check;
+// decode with norm + SwiGLU is 3 dispatches in mode 1 (norm, quantize, GEMV with the GLU) and 1 in mode 2.
+TEST(LinearGgmlFused, Int8GemvRoute) {
+  if (!gpu().has_packed_dot()) GTEST_SKIP() << "no packed int8 dot products on this adapter";
+  uint32_t seed = 700;
+  for (uint32_t mode : {1u, 2u})
+    for (GgmlType t : kFusedTypes) {
+      const bool full = t == GgmlType::Q4_K || t == GgmlType::Q6_K;
+      if (!full && mode == 1) continue;
+      webgpu::Tuning tun = tuned(true, mode);
+      tun.gemm.mmq_ggml_min_tiles = 0;
+      const std::vector<Case> cs = cases(ops::ggml_gpu_block(int64_t(t))->elems);
+      for (size_t i = 0; i < cs.size(); ++i) {
+        if (!full && i != 2 && i != 3) continue;
+        Fused f;
+        {
+          webgpu::ScopedTuning scoped(gpu(), tun);
+          f = make_fused(t, cs[i], seed);
+        }
+        const bool cpu_gemm = tun.gemm.kind == webgpu::GemmTuning::Kind::Cpu;  // M 11: GEMV layers, else f32 GEMM
+        for (int64_t M : {1, 8, 11})
+          run_and_check(f, cs[i], M, seed++, fmt::format("int8 gemv mode {} {} M {}", mode, name(t, cs[i]), M),
+                        M <= 8 || cpu_gemm);
+        if (i == 3) {
+          run_and_check(f, cs[i], 1, seed++, fmt::format("int8 gemv mode {} {} M 1", mode, name(t, cs[i])), true);
+          EXPECT_EQ(f.exe->dispatch_count(true), mode == 1 ? 3u : 1u) << name(t, cs[i]);
+        }
+      }
     }
 }
 

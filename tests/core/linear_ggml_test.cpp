@@ -34,6 +34,13 @@ namespace ref = wgrt::test::ref;
 
 namespace {
 
+// The device's tuning with f32 x in the block GEMV (these tolerances are f32's; linear_ggml_int8_test.cpp: int8 x).
+webgpu::Tuning f32_x_tuning() {
+  webgpu::Tuning t = gpu().tuning();
+  t.ggml_gemv_int8 = 0;
+  return t;
+}
+
 // Tolerance |d| <= rel * sum_k |x w| + 1e-6.
 void check(GgmlLinear& r, int64_t M, int64_t N, int64_t K, uint32_t seed, const std::string& what, double rel = 1e-5) {
   std::vector<float> x = ref::random_floats(size_t(M * K), seed);
@@ -57,6 +64,7 @@ void check(GgmlLinear& r, int64_t M, int64_t N, int64_t K, uint32_t seed, const 
 }
 
 TEST(LinearGgml, EveryTypeOddSizesAgainstCpuReference) {
+  webgpu::ScopedTuning scoped(gpu(), f32_x_tuning());
   uint32_t seed = 1;
   for (const TypeInfo& t : kTypes) {
     const int64_t be = ops::ggml_gpu_block(int64_t(t.type))->elems;
@@ -79,7 +87,7 @@ TEST(LinearGgml, EveryTypeOddSizesAgainstCpuReference) {
 // every type, M 9 (and 133, one past a 128-row tile, for K of one block, N 130), N 7 and 130, K of 1 and 3
 // blocks (F16: K 5 and 96), the same graph also taking the GEMV route for M 1. Tolerance 1e-5 of sum |x w| (a different summation order).
 TEST(LinearGgml, EveryTypeGemmRouteOddSizes) {
-  webgpu::Tuning tun = gpu().tuning();
+  webgpu::Tuning tun = f32_x_tuning();
   tun.gemm.kind = webgpu::GemmTuning::Kind::Tiled;
   tun.gemm.mmq_ggml_min_tiles = 0;  // the f32 kernel (the int8 one: linear_mmq_ggml_test.cpp)
   webgpu::ScopedTuning scoped(gpu(), tun);
@@ -113,7 +121,7 @@ TEST(LinearGgml, EveryTypeGemmRouteOddSizes) {
 TEST(LinearGgml, BlockGemvEveryRowCount) {
   uint32_t seed = 900;
   for (uint32_t rpt : {0u, 2u, 4u}) {  // 0: the generic kernel
-    webgpu::Tuning tun = gpu().tuning();
+    webgpu::Tuning tun = f32_x_tuning();
     tun.ggml_gemv_blocks = rpt != 0;
     tun.ggml_gemv_rpt = std::max(rpt, 1u);
     webgpu::ScopedTuning scoped(gpu(), tun);
@@ -139,7 +147,7 @@ TEST(LinearGgml, WeightsSplitAcrossBindings) {
   for (const TypeInfo& t : kTypes) {
     const int64_t be = ops::ggml_gpu_block(int64_t(t.type))->elems, K = be == 1 ? 96 : 2 * be, N = 600;
     const uint64_t row_bytes = uint64_t(K / be) * uint64_t(ops::ggml_gpu_block(int64_t(t.type))->bytes);
-    webgpu::Tuning tun = gpu().tuning();
+    webgpu::Tuning tun = f32_x_tuning();
     tun.max_binding_bytes = 300 * row_bytes;  // chunks of 256 rows: 3
     std::optional<webgpu::ScopedTuning> scoped(std::in_place, gpu(), tun);
     GgmlLinear r = make(t, N, K, true, 99);
@@ -189,7 +197,7 @@ TEST(EmbeddingGgml, EveryTypeRowsZerosAndSplit) {
       ValueId out = g.tensor_like(DType::F32, "out");
       g.op("wgrt.embedding_ggml.default", {wv, g.int_value(int64_t(t.type)), g.int_value(V), g.int_value(D), ids, out}, "emb");
       g.output(out);
-      webgpu::Tuning tun = gpu().tuning();
+      webgpu::Tuning tun = f32_x_tuning();
       if (split) tun.max_binding_bytes = 300 * row_bytes;  // chunks of 256 rows: 3
       std::optional<webgpu::ScopedTuning> scoped(std::in_place, gpu(), tun);
       auto exe = ExecutableGraph::build(std::move(g), gpu());

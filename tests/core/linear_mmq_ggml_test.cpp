@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ggml_q8_check.h"
 #include "ggml_test_blocks.h"
 #include "gpu_fixture.h"
 #include "graph/executable.h"
@@ -29,6 +30,7 @@ using wgrt::test::gpu;
 using wgrt::test::GgmlLinear;
 using wgrt::test::kTypes;
 using wgrt::test::TypeInfo;
+using wgrt::test::check_mmq;
 namespace ref = wgrt::test::ref;
 
 namespace {
@@ -36,6 +38,7 @@ namespace {
 webgpu::Tuning mmq_tuning() {
   webgpu::Tuning t = gpu().tuning();
   t.gemm.mmq_ggml_min_tiles = 1;
+  t.ggml_gemv_int8 = 0;  // the M 1 check below reads the GEMV's f32 x (linear_ggml_int8_test.cpp: int8 x)
   return t;
 }
 
@@ -43,65 +46,6 @@ GgmlLinear make_mmq(const TypeInfo& t, int64_t N, int64_t K, bool bias, uint64_t
                     const webgpu::Tuning& tun = mmq_tuning()) {
   webgpu::ScopedTuning scoped(gpu(), tun);
   return wgrt::test::make(t, N, K, bias, seed, max_m);
-}
-
-// x quantized as quantize_q8.wgsl does: xq = q * d per element; tie[i] = 1 where x * 127 / amax is within 1e-4 of
-// a rounding tie (where the GPU may round the other way), dq[i] = d of its block.
-struct Q8 {
-  std::vector<double> xq, dq;
-  std::vector<char> tie;
-};
-Q8 quantize_rows(const std::vector<float>& x, int64_t M, int64_t K) {
-  Q8 q{std::vector<double>(x.size()), std::vector<double>(x.size()), std::vector<char>(x.size())};
-  for (int64_t b = 0; b < M * K / 32; ++b) {
-    float amax = 0;
-    for (int64_t i = b * 32; i < b * 32 + 32; ++i) amax = std::max(amax, std::fabs(x[size_t(i)]));
-    const float d = amax / 127.0f, inv = amax > 0 ? 127.0f / amax : 0.0f;
-    for (int64_t i = b * 32; i < b * 32 + 32; ++i) {
-      const float v = x[size_t(i)] * inv;
-      const float r = std::clamp(std::nearbyint(v), -127.0f, 127.0f);
-      q.xq[size_t(i)] = double(r) * double(d);
-      q.dq[size_t(i)] = d;
-      q.tie[size_t(i)] = std::fabs(std::fabs(v - std::floor(v)) - 0.5f) < 1e-4f;
-    }
-  }
-  return q;
-}
-
-// Runs M rows; returns the outputs outside the bound (failing the test for up to 3 of them where `report`).
-// int8 false: the GEMV route (M <= gemv_max_rows), which reads the f32 x: the reference uses x itself.
-int check_mmq(GgmlLinear& r, int64_t M, int64_t N, int64_t K, uint32_t seed, const std::string& what,
-              bool report = true, bool int8 = true) {
-  std::vector<float> x = ref::random_floats(size_t(M * K), seed);
-  for (int64_t i = 0; i < M * K; ++i) x[size_t(i)] *= std::ldexp(1.0f, int((i / 32) % 7) - 3);  // block magnitudes
-  r.exe->set_input(r.x, {M, K}, std::span<const float>(x));
-  r.exe->execute();
-  EXPECT_EQ(r.exe->dims(r.out), (Dims{M, N})) << what;
-  const std::vector<float> got = r.exe->read_f32(r.out);
-  Q8 q = quantize_rows(x, M, K);
-  if (!int8) q = Q8{std::vector<double>(x.begin(), x.end()), q.dq, std::vector<char>(x.size(), 0)};
-  int bad = 0;
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t n = 0; n < N; ++n) {
-      double s = r.bias.empty() ? 0.0 : r.bias[size_t(n)], mag = 0, ties = 0;
-      for (int64_t k = 0; k < K; ++k) {
-        const size_t i = size_t(m * K + k);
-        const double w = r.w[size_t(n * K + k)], p = q.xq[i] * w;
-        s += p, mag += std::fabs(p);
-        if (q.tie[i]) ties += q.dq[i] * std::fabs(w);
-      }
-      const double d = std::fabs(double(got[size_t(m * N + n)]) - s);
-      if (!(d <= 1e-5 * mag + 1e-6 + ties) && ++bad <= 3 && report)
-        ADD_FAILURE() << what << " m " << m << " n " << n << ": gpu " << got[size_t(m * N + n)] << " ref " << s
-                      << " |diff| " << d << " > " << 1e-5 * mag + 1e-6 + ties;
-    }
-  return bad;
-}
-
-bool routed_int8(GgmlLinear& r) {
-  const std::string dump = r.exe->dump();
-  const size_t at = dump.find("gemm_mmq_ggml.wgsl:main");
-  return at != std::string::npos && dump.substr(at, dump.find('\n', at) - at).find("inactive") == std::string::npos;
 }
 
 std::vector<TypeInfo> mmq_types() {
@@ -130,7 +74,7 @@ TEST(LinearMmqGgml, EveryTypeOddSizesAgainstInt8Reference) {
       for (int64_t N : {1, 37, 300}) {
         GgmlLinear r = make_mmq(t, N, K, N % 2 == 1, ++seed, 513);
         const std::string what = ggml_type_name(t.type) + " K " + std::to_string(K) + " N " + std::to_string(N);
-        EXPECT_TRUE(routed_int8(r)) << what;
+        EXPECT_TRUE(wgrt::test::routed(r, "gemm_mmq_ggml.wgsl:main")) << what;
         std::vector<int64_t> ms = {9, 65};
         if (K == 256 && N == 37) ms = {9, 33, 65, 129, 513};
         for (int64_t M : ms) EXPECT_EQ(check_mmq(r, M, N, K, ++seed, what + " M " + std::to_string(M)), 0);

@@ -34,6 +34,8 @@ namespace {
 namespace fs = std::filesystem;
 constexpr float kLogitTol = 1e-4f;     // GPU f32 vs llama.cpp CPU f32 (f32 KV cache) on identical weights; logits up to ~11
 constexpr float kQuantActTol = 0.1f;   // vs llama.cpp's 8-bit-activation path, relative to max |logit|
+constexpr float kInt8Tol = 0.1f;      // int8 x (WGRT_GEMV_KQ_INT8) vs the F32 rewrite, relative to max |logit|: the
+                                       // bound of llama.cpp's own 8-bit-activation path (kQuantActTol)
 constexpr int kGen = 32;
 
 // The F32 source model, written once per process.
@@ -146,6 +148,27 @@ TEST_P(QuantLlamaCpp, LoadsAndMatchesLlamaCpp) {
   // 3. vs llama.cpp's own quantized path (8-bit activations).
   LlamaCppRun qref = llamacpp_run(qpath);
   ASSERT_EQ(qref.logits.size(), logits.size());
+  // The int8-activation block GEMV (WGRT_GEMV_KQ_INT8, default on GPUs with packed dot products, off on CPU
+  // adapters: forced here, both modes, fused layer body) rounds x per 32-k block as llama.cpp's quantized path
+  // does (per 32 for Q8_0 / Q4_1 / Q5_0, per 256 in llama.cpp's q8_K for the K-quants): held to that oracle's
+  // bound, and to the F32 rewrite within kInt8Tol of the largest logit (printed).
+  if (type == "Q4_K_M" || type == "Q6_K" || type == "Q8_0" || type == "Q5_K_M") {
+    for (const char* mode : {"1", "2"}) {
+      ::setenv("WGRT_FUSED_GEMV", "1", 1);
+      ::setenv("WGRT_GEMV_KQ_INT8", mode, 1);
+      auto i8 = Llm::load(o);
+      ::unsetenv("WGRT_FUSED_GEMV");
+      ::unsetenv("WGRT_GEMV_KQ_INT8");
+      auto [il, iids] = greedy(*i8);
+      const float d_f32 = max_abs_diff(il, ref.logits), d_q = max_abs_diff(il, qref.logits);
+      int same = 0;
+      for (size_t i = 0; i < iids.size() && i < ref.ids.size() && iids[i] == ref.ids[i]; ++i) ++same;
+      std::printf("[ %s ] int8 x mode %s: max diff %.2e vs llama.cpp F32 rewrite (leading ids equal %d/%d), %.2e vs "
+                  "llama.cpp quantized path\n", type.c_str(), mode, d_f32, same, kGen, d_q);
+      EXPECT_LT(d_f32, kInt8Tol * mx) << "int8 x mode " << mode << ": first-step logits vs llama.cpp F32 rewrite";
+      EXPECT_LT(d_q, kQuantActTol * mx) << "int8 x mode " << mode << ": vs llama.cpp's quantized path";
+    }
+  }
   const float qdiff = max_abs_diff(logits, qref.logits);
   int same = 0;
   for (size_t i = 0; i < qref.ids.size() && i < ids.size() && ids[i] == qref.ids[i]; ++i) ++same;

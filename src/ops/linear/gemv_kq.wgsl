@@ -24,6 +24,10 @@
 // NORM 1 RMS-normalizes each of the layer's MB rows of x inline (gemv_norm_begin per row; x * nw is dotted with
 // the weights and the row's 1 / rms scales the sum), EPI 1 adds the residual, EPI 2 / 3 pair the gate and up
 // rows of [gate; up] in one workgroup (gemv_row) and store act(gate) * up (gemv_store, once per row of x).
+// Int8 activations (override XQ 1, wgrt.linear_ggml's int8 GEMV route): the chunks of gemv_kq_i8.wgsl read x
+// quantized per 32-k block (bindings 7, 8) and multiply the codes with dot4I8Packed; the grid, row ownership,
+// reduction and epilogues are the same. XQ 1: NORM must be 0 (the op quantizes the normalized x); XQ 2: the
+// workgroup quantizes x itself after the norm (stage_i8), so NORM and the epilogues stay in this dispatch.
 #include "ops/common/index.wgsl"
 #include "ops/linear/gemv_ggml_params.wgsl"
 
@@ -38,6 +42,7 @@
 override WTYPE : u32 = 12u;
 override MB : u32 = 1u;   // rows of x per grid layer, 1..8
 override RPT : u32 = 1u;  // rows of W per invocation, 1..4; MB * RPT <= 16
+override XQ : u32 = 0u;   // 1: int8 x from a quantize pass, 2: int8 x staged here (gemv_kq_i8.wgsl)
 const TK = 32u;
 const TR = 8u;
 override PAD : u32 = 1u - min(MB * RPT / 9u, 1u);  // row padding of the reduction buffer (bank conflicts)
@@ -51,6 +56,7 @@ var<private> m_row : u32;            // the row of x / out the fusion hooks work
 var<private> xinv : array<f32, 8>;   // NORM: 1 / rms of the layer's row m of x
 
 #include "ops/linear/gemv_q4_fuse.wgsl"
+#include "ops/linear/gemv_kq_i8.wgsl"
 
 // The u32 at byte offset o (o even: 2-byte aligned formats take the upper half of one word and the lower of
 // the next).
@@ -255,6 +261,13 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     m_row = min(m0 + m, p.M - 1u);
     gemv_norm_begin(lid);  // NORM: x_inv of row m_row (uniform control flow)
     xinv[m] = select(1.0, x_inv, NORM != 0u);
+    if (XQ == 2u) {
+      stage_i8(lid, m);  // the norm is inside the staged values
+      xinv[m] = 1.0;
+    }
+  }
+  if (XQ == 2u) {
+    workgroupBarrier();
   }
   for (var j = 0u; j < 32u; j++) {
     acc[j] = 0.0;
@@ -264,6 +277,19 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   let bb = select(select(select(22u, 20u, WTYPE == 3u), 34u, WTYPE == 8u), select(144u, select(176u, 210u,
                   WTYPE == 14u), WTYPE != 12u), kquant);  // bytes per block
   for (var c = t; c < p.K / ce; c += TK) {
+    if (XQ != 0u) {
+      if (kquant) {
+        let blk = c / 4u;
+        if (WTYPE == 14u) {
+          chunk_q6k_i8(blk * bb, c % 4u, blk * 8u);
+        } else {
+          chunk_k45_i8(blk * bb, c % 4u, 2u * c);
+        }
+      } else {
+        chunk_b32_i8(c * bb, c);
+      }
+      continue;
+    }
     if (kquant) {
       let blk = c / 4u;
       if (WTYPE == 14u) {

@@ -14,7 +14,10 @@
 // 128-row tile of x; where the device has packed int8 dot products, the type is one ggml_mmq_type lists and the
 // output has >= the policy's gemm.mmq_ggml_min_tiles 128x128 tiles, M > gemv_max_rows instead takes the int8
 // GEMM: x quantized per 32-k block (quantize_q8.wgsl, natural byte order, into two scratch buffers, once per
-// execute), then gemm_mmq_ggml.wgsl (on CPU adapters only when the policy is overridden).
+// execute), then gemm_mmq_ggml.wgsl (on CPU adapters only when the policy is overridden). With the policy's
+// ggml_gemv_int8 (WGRT_GEMV_KQ_INT8) on a device with packed int8 dot products, the gemv_kq routes take int8 x
+// (gemv_kq_i8.wgsl): quantized by each workgroup into workgroup memory (2, the fused norm inside), or read from that
+// quantize pass (1, and where 2 does not fit the workgroup memory; the fused norm then its own dispatch).
 // Weights larger than the tuning policy's max_binding_bytes (maxStorageBufferBindingSize or lower) are bound in
 // chunks of whole multiples of 256 rows, one dispatch each, so every chunk starts 256-byte aligned.
 //   wgrt.linear_ggml_fused.default(x [..., K] f32, w, wtype, N, bias [N] f32 | None, norm_weight [K] f32 | None,
@@ -43,6 +46,7 @@
 #include "ops/linear/linear_fusion.h"
 #include "ops/linear/linear_ggml.h"
 #include "webgpu/device.h"
+#include "webgpu/pipeline_cache.h"
 
 namespace wgrt::ops {
 
@@ -145,17 +149,40 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   const bool blocks = fused_op || (b.device().tuning().ggml_gemv_blocks && ggml_gemv_blocks_type(wtype));
   // Which fusions run inside the GEMV (the policy's fused_gemv; the GLU pairs rows of one unsplit weight).
   const bool fuse_gemv = fused_op && b.device().tuning().fused_gemv;
-  const bool gemv_norm = fuse_gemv && fu.norm >= 0, gemv_glu = fuse_gemv && fu.act && chunks.size() == 1;
+  const bool gemv_glu = fuse_gemv && fu.act && chunks.size() == 1;
   const int n_gemv = blocks ? 4 : 1, gemm_route = n_gemv;  // GEMV routes 0 .. n_gemv - 1, then the GEMM
   const int mmq_route = gemm_route + 1;                     // then the int8 GEMM
   // gemv_kq rows of W per invocation per route: the policy's, capped so that MB * RPT <= 16.
   uint32_t rpt[4] = {1, 1, 1, 1};
   for (int i = 0; i < 4; ++i) rpt[i] = blocks ? std::min(b.device().tuning().ggml_gemv_rpt, 16 / kBlockRows[i]) : 1;
-  auto gemv_spec = [&](int route) -> webgpu::KernelSpec {
-    if (!blocks) return {"ops/linear/gemv_ggml.wgsl", "main", {{"WTYPE", double(wtype)}}, {}};
+  auto kq_spec = [&](int route, uint32_t xq, bool norm) -> webgpu::KernelSpec {
     return {"ops/linear/gemv_kq.wgsl", "main",
             {{"WTYPE", double(wtype)}, {"MB", double(kBlockRows[route])}, {"RPT", double(rpt[route])},
-             {"NORM", gemv_norm ? 1.0 : 0.0}, {"EPI", gemv_glu ? 1.0 + fu.act : fu.res >= 0 ? 1.0 : 0.0}}, {}};
+             {"NORM", norm ? 1.0 : 0.0}, {"EPI", gemv_glu ? 1.0 + fu.act : fu.res >= 0 ? 1.0 : 0.0},
+             {"XQ", double(xq)}, {"XB", xq == 2 ? double(K / 32) : 1.0}}, {}};
+  };
+  // gemv_kq's x per GEMV route (the policy's ggml_gemv_int8 where the device has packed int8 dot products): 0 f32,
+  // 1 int8 from the quantize pass (the norm then its own dispatch: the pass reads the normalized x), 2 int8 staged
+  // by each workgroup after the fused norm (where that staging does not fit the workgroup memory: with 1 row of W
+  // per invocation, which halves the reduction buffer, else 1).
+  const uint32_t want_xq = blocks && b.device().has_packed_dot() ? b.device().tuning().ggml_gemv_int8 : 0;
+  const uint64_t smem = b.device().limits().maxComputeWorkgroupStorageSize;
+  uint32_t xq[4] = {0, 0, 0, 0};
+  bool gemv_norm[4] = {false, false, false, false}, glu_in[4] = {gemv_glu, gemv_glu, gemv_glu, gemv_glu};
+  for (int r = 0; r < n_gemv; ++r) {
+    const bool norm = fuse_gemv && fu.norm >= 0;
+    xq[r] = want_xq;
+    auto fits = [&] { return webgpu::PipelineCache::reflect(kq_spec(r, 2, norm)).workgroup_bytes <= smem; };
+    if (xq[r] == 2 && !fits() && rpt[r] > 1) {
+      rpt[r] = 1;
+      if (!fits()) rpt[r] = std::min(b.device().tuning().ggml_gemv_rpt, 16 / kBlockRows[r]);
+    }
+    if (xq[r] == 2 && !fits()) xq[r] = 1;
+    gemv_norm[r] = norm && xq[r] != 1;
+  }
+  auto gemv_spec = [&](int route) -> webgpu::KernelSpec {
+    if (!blocks) return {"ops/linear/gemv_ggml.wgsl", "main", {{"WTYPE", double(wtype)}}, {}};
+    return kq_spec(route, xq[route], gemv_norm[route]);
   };
   const Binding x = Binding::tensor(b.arg(0)), out = Binding::tensor(b.arg(oi));
   const Binding bias = has_bias ? Binding::tensor(b.arg(4)) : x;  // unused binding when there is no bias
@@ -168,7 +195,8 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   if (fu.norm >= 0) xn = b.scratch(uint64_t(max_m * K) * 4, "normalized x");
   if (fu.act) y = b.scratch(uint64_t(max_m * N) * 4, "gate and up");
   std::vector<SideDispatch> norms, glus;
-  const Binding gemv_x = xn && !gemv_norm ? Binding(*xn) : x, gemm_x = xn ? Binding(*xn) : x;
+  auto gemv_x = [&](int route) { return xn && !gemv_norm[route] ? Binding(*xn) : x; };
+  const Binding gemm_x = xn ? Binding(*xn) : x;
   const Binding gemv_out = y && !gemv_glu ? Binding(*y) : out, gemm_out = y ? Binding(*y) : out;
   const Binding gemm_bias = fu.res >= 0 ? res : bias;
   const webgpu::KernelSpec gemm_spec{"ops/linear/gemm_big.wgsl", "main", {{"B_MODE", 2}, {"WTYPE", double(wtype)}}, {}};
@@ -178,24 +206,31 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
       b.device().has_packed_dot() && ggml_mmq_type(wtype) ? b.device().tuning().gemm.mmq_ggml_min_tiles : 0;
   const bool has_mmq = mmq_min_tiles > 0;
   const GemmConfig mmq_cfg = has_mmq ? gemm_mmq_config() : GemmConfig{};
-  // Routes of a side dispatch: every route where the GEMV does not fuse it, else each GEMM route's group (the f32
-  // GEMM, the int8 GEMM), one dispatch per route.
-  auto side_routes = [&](bool in_gemv) {
+  // Routes of a side dispatch (in_gemv: whether each GEMV route fuses it): every route (-1) when no GEMV route
+  // fuses it, else each GEMV route that does not and each GEMM route's group (the f32 GEMM, the int8 GEMM), one
+  // dispatch per route.
+  auto side_routes = [&](const bool* in_gemv) {
+    if (std::count(in_gemv, in_gemv + n_gemv, true) == 0) return std::vector<int>{-1};
     std::vector<int> v;
-    if (!in_gemv) v.push_back(-1);
-    if (in_gemv && has_gemm) v.push_back(gemm_route);
-    if (in_gemv && has_mmq) v.push_back(mmq_route);
+    for (int r = 0; r < n_gemv; ++r)
+      if (!in_gemv[r]) v.push_back(r);
+    if (has_gemm) v.push_back(gemm_route);
+    if (has_mmq) v.push_back(mmq_route);
     return v;
   };
   if (fu.norm >= 0) for (int rt : side_routes(gemv_norm)) norms.push_back(add_side_norm(b, x, nw, *xn, rt));
   UniformRef q8_u;
-  DispatchRef q8_d;
-  Binding qa = x, da = x;
-  if (has_mmq) {  // x quantized once for all chunks
+  std::vector<DispatchRef> q8_d;  // x quantized once for all chunks: one dispatch per route that reads it (the
+  Binding qa = x, da = x;         // XQ 1 GEMV routes, the int8 GEMM), of the normalized x when fused
+  std::vector<int> q8_routes;
+  for (int r = 0; r < n_gemv; ++r)
+    if (xq[r] == 1) q8_routes.push_back(r);
+  if (has_mmq) q8_routes.push_back(mmq_route);
+  if (!q8_routes.empty()) {
     qa = b.scratch(q8_bytes(uint64_t(max_m), uint64_t(K)), "int8 activations");
     da = b.scratch(q8_scale_bytes(uint64_t(max_m), uint64_t(K)), "int8 activation scales");
     q8_u = b.uniform<Q8Params>();
-    q8_d = b.dispatch(quantize_q8_kernel(true), {gemm_x, qa, da, q8_u}, mmq_route);  // the normalized x when fused
+    for (int rt : q8_routes) q8_d.push_back(b.dispatch(quantize_q8_kernel(true), {gemm_x, qa, da, q8_u}, rt));
   }
   struct Part {
     int64_t n0, rows;
@@ -209,14 +244,14 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
     const UniformRef u = b.uniform<Params>();
     Part part{c.row0, c.rows, u, {}, {}, {}, {}};
     for (int route = 0; route < n_gemv; ++route)
-      part.d.push_back(blocks ? b.dispatch(gemv_spec(route), {gemv_x, wb, bias, gemv_out, u, nw, res}, route)
+      part.d.push_back(blocks ? b.dispatch(gemv_spec(route), {gemv_x(route), wb, bias, gemv_out, u, nw, res, qa, da}, route)
                               : b.dispatch(gemv_spec(route), {x, wb, bias, out, u}, route));
     if (has_gemm || has_mmq) part.gu = b.uniform<GemmParams>();
     if (has_gemm) part.gd = b.dispatch(gemm_spec, {gemm_x, wb, x, gemm_bias, gemm_out, part.gu}, gemm_route);
     if (has_mmq) part.md = b.dispatch(gemm_mmq_ggml_kernel(wtype), {qa, wb, gemm_bias, gemm_out, part.gu, da}, mmq_route);
     parts.push_back(part);
   }
-  if (fu.act) for (int rt : side_routes(gemv_glu)) glus.push_back(add_side_glu(b, fu.act, *y, out, rt));
+  if (fu.act) for (int rt : side_routes(glu_in)) glus.push_back(add_side_glu(b, fu.act, *y, out, rt));
   b.on_resize([=](ResizeContext& r) {
     Dims d = r.tensor(0).dims;
     if (d.empty() || d.back() != K)
@@ -229,9 +264,9 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
     const int route = mmq ? mmq_route : gemm ? gemm_route : blocks ? block_route(M) : 0;
     const uint32_t rows_per_layer = blocks ? kBlockRows[block_route(M)] : 8;
     r.select_route(route);
-    if (has_mmq) {
+    if (!q8_d.empty()) {  // (only the selected route's runs)
       r.set_uniform(q8_u, Q8Params{uint32_t(uint64_t(M) * uint64_t(K) / 32), 0, 0, 0});
-      r.set_invocations(q8_d, mmq ? uint64_t(M) * uint64_t(K) / 32 : 0);
+      for (const DispatchRef& d : q8_d) r.set_invocations(d, uint64_t(M) * uint64_t(K) / 32);
     }
     for (const Part& p : parts) {
       // Rows of W per workgroup; with the GLU inside, half of them gate and half up rows of as many outputs.

@@ -24,6 +24,7 @@ struct QParams {
 @group(0) @binding(3) var<uniform> p : QParams;
 
 #include "ops/common/index.wgsl"
+#include "ops/linear/quantize_q8_block.wgsl"
 
 override ORDER : u32 = 0u;  // 0: the q4gsw nibble order; 1: natural (k = 4j .. 4j + 3 in u32 j)
 
@@ -35,34 +36,12 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     return;
   }
   var v : array<vec4<f32>, 8>;
-  var amax = vec4<f32>(0.0);
-  var finite = true;
   for (var i = 0u; i < 8u; i++) {
     v[i] = x[blk * 8u + i];
-    amax = max(amax, abs(v[i]));
-    // inf or NaN: the exponent bits all set
-    finite = finite && all((bitcast<vec4<u32>>(v[i]) & vec4<u32>(0x7F800000u)) != vec4<u32>(0x7F800000u));
   }
-  let m = max(max(amax.x, amax.y), max(amax.z, amax.w));
-  let d = m / 127.0;
-  let inv = select(0.0, 127.0 / m, m > 0.0);
-  var sum = 0;
-  var words : array<u32, 8>;
-  for (var w = 0u; w < 4u; w++) {
-    let qa = vec4<i32>(clamp(round(v[2u * w] * inv), vec4<f32>(-127.0), vec4<f32>(127.0)));
-    let qb = vec4<i32>(clamp(round(v[2u * w + 1u] * inv), vec4<f32>(-127.0), vec4<f32>(127.0)));
-    sum += qa.x + qa.y + qa.z + qa.w + qb.x + qb.y + qb.z + qb.w;
-    if (ORDER == 1u) {
-      words[2u * w] = pack4xI8(qa);
-      words[2u * w + 1u] = pack4xI8(qb);
-    } else {
-      words[2u * w] = pack4xI8(vec4<i32>(qa.x, qa.z, qb.x, qb.z));
-      words[2u * w + 1u] = pack4xI8(vec4<i32>(qa.y, qa.w, qb.y, qb.w));
-    }
-  }
+  let q = q8_block(v, ORDER);
+  let words = q.words;
   xq[2u * blk] = vec4<u32>(words[0], words[1], words[2], words[3]);
   xq[2u * blk + 1u] = vec4<u32>(words[4], words[5], words[6], words[7]);
-  // A NaN built at run time (WGSL constants cannot be NaN).
-  let dd = select(bitcast<f32>(0x7FC00000u | (bitcast<u32>(m) & 1u)), d, finite);
-  xd[blk] = vec2<f32>(dd, dd * f32(sum));
+  xd[blk] = q.s;
 }
