@@ -20,9 +20,10 @@ if [ ! -s $M/l1b-Q4_K_M.gguf ]; then
   rm -f $M/l1b-f16.gguf
 fi
 # label, then env assignments
-V=("rule|" "128x128 (previous)|WGRT_GEMM_MMQ_TARGET=0" "64x128|WGRT_GEMM_MMQ_TILE=64,128" "128x64|WGRT_GEMM_MMQ_TILE=128,64"
-   "64x64|WGRT_GEMM_MMQ_TILE=64,64" "128x128 kb1|WGRT_GEMM_MMQ_TILE=128,128,1" "64x128 kb4|WGRT_GEMM_MMQ_TILE=64,128,4"
-   "64x64 kb4|WGRT_GEMM_MMQ_TILE=64,64,4" "rule target 256|WGRT_GEMM_MMQ_TARGET=256")
+V=("rule|" "128x128 cvt0 (previous kernel)|WGRT_GEMM_MMQ_TILE=128,128,2,0" "128x128|WGRT_GEMM_MMQ_TARGET=0"
+   "64x128|WGRT_GEMM_MMQ_TILE=64,128" "64x64|WGRT_GEMM_MMQ_TILE=64,64" "128x64|WGRT_GEMM_MMQ_TILE=128,64"
+   "128x128 kb1|WGRT_GEMM_MMQ_TILE=128,128,1" "64x128 kb4|WGRT_GEMM_MMQ_TILE=64,128,4"
+   "64x128 cvt0|WGRT_GEMM_MMQ_TILE=64,128,2,0" "rule target 256|WGRT_GEMM_MMQ_TARGET=256")
 echo "== GPU time per GEMM (us), M 512 (bench_ops; q4 = Q4_0's kernel, Q4_K = the block-format kernel)"
 if [ -x $B ]; then for v in "${V[@]}"; do
   echo "-- ${v%%|*}"
@@ -30,7 +31,7 @@ if [ -x $B ]; then for v in "${V[@]}"; do
     | grep -E '^BM_' | awk '{sub("/manual_time", "", $1); printf " %s %s |", $1, $2} END {print ""}'
 done; fi
 echo "== wgrt bench prefill (tok/s)"
-for v in "${V[0]}" "${V[1]}" "${V[2]}" "${V[4]}" "${V[5]}"; do
+for v in "${V[0]}" "${V[1]}" "${V[2]}" "${V[3]}" "${V[4]}"; do
   for f in l1b-Q4_0 l1b-Q4_K_M; do
     r=$(env ${v#*|} timeout 25 $N bench -m $M/$f.gguf -p 512 -n 4 -r 2 2>&1 | grep -E '^\| pp' | tr -s ' ')
     echo "-- ${v%%|*} $f: $r"
