@@ -6,8 +6,11 @@
 //                        x, with the layout-aware kernel (gemv_kq.wgsl) and the generic one (gemv_ggml.wgsl):
 //                        batched decode should cost about the same at M 8 as at M 1
 //   f32 GEMV             2048x2048
-//   GEMM (f32 and q4)    M = 128, 512 at K = N = 2048; q4 also M = 2048, the 1B's MLP shapes and a small
-//                        K/V projection (WGRT_GEMM_MMQ=0 / 1 compare the f32 and int8 prefill kernels)
+//   GEMM (f32 and q4)    M = 128, 512 at K = N = 2048; q4 also M = 2048, the 1B's MLP shapes and K/V
+//                        projections (WGRT_GEMM_MMQ=0 / 1 compare the f32 and int8 prefill kernels,
+//                        WGRT_GEMM_MMQ_TILE the int8 tiles)
+//   block-format GEMM    BM_GemmGgml: wgrt.linear_ggml (Q4_K, Q6_K) at M = 512 on the GEMM route (the int8
+//                        kernel on GPUs with packed dot products) for K x N = 2048x2048, 2048x512, 2048x8192
 //   vec4 copy            the code bytes of each q4 weight (capped at the binding limit): the bandwidth reference
 //   vec4 read            the total bytes of each q4 GEMV (read only, nothing stored): the read ceiling
 // Counters: GB/s (bytes the kernel must read, plus written for copy), GFLOP/s (2 M N K), and a summary line
@@ -238,6 +241,9 @@ void BM_GemvGgmlFused(benchmark::State& st) {
                           st.range(4) ? "fused" : "norm+gemv+glu", st.range(5) == 2 ? " int8 x staged" : st.range(5) ? " int8 x pass" : ""));
 }
 
+// The block-format linear at prefill rows (M > gemv_max_rows): the same graph, on the GEMM route.
+void BM_GemmGgml(benchmark::State& st) { BM_GemvGgml(st); }
+
 void BM_GemvF32(benchmark::State& st) {
   const int64_t K = st.range(0), N = st.range(1);
   Graph g;
@@ -301,7 +307,10 @@ BENCHMARK(BM_GemvGgmlFused)->UseManualTime()->Unit(benchmark::kMicrosecond)
 BENCHMARK(BM_GemvF32)->UseManualTime()->Unit(benchmark::kMicrosecond)->Args({2048, 2048});
 BENCHMARK(BM_Gemm)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Args({128, 2048, 2048, 0})->Args({512, 2048, 2048, 0})->Args({128, 2048, 2048, 1})->Args({512, 2048, 2048, 1})
-    ->Args({2048, 2048, 2048, 1})->Args({512, 2048, 8192, 1})->Args({512, 8192, 2048, 1})->Args({512, 896, 128, 1});
+    ->Args({2048, 2048, 2048, 1})->Args({512, 2048, 8192, 1})->Args({512, 8192, 2048, 1})->Args({512, 896, 128, 1})
+    ->Args({512, 2048, 512, 1});
+BENCHMARK(BM_GemmGgml)->UseManualTime()->Unit(benchmark::kMicrosecond)
+    ->ArgsProduct({{12, 14}, {2048}, {2048, 512, 8192}, {512}, {1}});
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);

@@ -49,6 +49,16 @@ GemvQ4S8Shape Tuning::gemv_q4_s8_shape(int64_t N, int64_t K) const {
   return s;
 }
 
+MmqTile Tuning::gemm_mmq_tile(int64_t M, int64_t N) const {
+  if (gemm_mmq_forced) return *gemm_mmq_forced;
+  const MmqTile order[] = {{128, 128, 2, 1}, {64, 128, 2, 1}, {64, 64, 2, 1}};
+  for (const MmqTile& t : order) {
+    const uint64_t wg = uint64_t((std::max<int64_t>(M, 1) + t.tm - 1) / t.tm) * uint64_t((std::max<int64_t>(N, 1) + t.tn - 1) / t.tn);
+    if (wg >= gemm_mmq_target_workgroups) return t;
+  }
+  return order[2];
+}
+
 Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   Tuning t;
   t.cpu_adapter = f.cpu_adapter;
@@ -105,6 +115,8 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (o.gemm_big_min_tiles) t.gemm.big_min_tiles = *o.gemm_big_min_tiles;
   if (o.gemm_mmq_min_tiles) t.gemm.mmq_min_tiles = *o.gemm_mmq_min_tiles;
   if (o.gemm_mmq_ggml_min_tiles) t.gemm.mmq_ggml_min_tiles = *o.gemm_mmq_ggml_min_tiles;
+  if (o.gemm_mmq_tile) t.gemm_mmq_forced = *o.gemm_mmq_tile;
+  if (o.gemm_mmq_target_workgroups) t.gemm_mmq_target_workgroups = *o.gemm_mmq_target_workgroups;
   if (o.max_binding_bytes && *o.max_binding_bytes < t.max_binding_bytes) t.max_binding_bytes = *o.max_binding_bytes;
   if (o.submit_chunk) t.submit_chunk = *o.submit_chunk;
   if (o.decode_pipeline) t.decode_pipeline = *o.decode_pipeline;
@@ -135,6 +147,10 @@ std::string Tuning::describe() const {
                                                         gemm.big_min_tiles);
   s += gemm.mmq_min_tiles ? fmt::format("int8 GEMM (q4 linear prefill) from {} tiles\n", gemm.mmq_min_tiles)
                           : std::string("int8 GEMM: off\n");
+  s += gemm_mmq_forced ? fmt::format("int8 GEMM tile (forced): {}x{}, {} blocks per slice, conversion {}\n",
+                                     gemm_mmq_forced->tm, gemm_mmq_forced->tn, gemm_mmq_forced->kb, gemm_mmq_forced->cvt)
+                       : fmt::format("int8 GEMM tile: the largest of 128x128, 64x128, 64x64 with >= {} workgroups\n",
+                                     gemm_mmq_target_workgroups);
   s += gemm.mmq_ggml_min_tiles
            ? fmt::format("int8 GEMM (block-format linear prefill) from {} tiles\n", gemm.mmq_ggml_min_tiles)
            : std::string("int8 GEMM for block formats: off\n");

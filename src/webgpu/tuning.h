@@ -28,6 +28,10 @@
 //     GEMM-route q4 linear); off on CPU adapters (lavapipe keeps gemm_cpu.wgsl; WGRT_GEMM_MMQ forces it).
 //   Int8 GEMM for block formats (linear_ggml prefill, gemm_mmq_ggml.wgsl): the same rule (WGRT_GEMM_MMQ_GGML;
 //     CPU adapters keep their GEMV layers).
+//   Int8 GEMM tile (both kernels): 128x128 where the op's largest M gives >= 128 workgroups (about one per SM of
+//     an H200's 132: at M 512 a 128x128 grid has only 64 for N 2048 and 16 for N 512), else 64x128, else 64x64;
+//     2 blocks (64 k) per staged slice, block sums to f32 through the exponent bits (CVT 1). WGRT_GEMM_MMQ_TILE
+//     forces one, WGRT_GEMM_MMQ_TARGET moves the target.
 //   Decode/prefill attention: flash attention (no score buffer); decode splits the keys from 256 keys of
 //     context into >= 64-key chunks for ~512 workgroups on GPUs; CPU adapters: see for_device.
 //     Encoder attention: 64 MiB of score scratch.
@@ -63,6 +67,14 @@ struct GemvQ4SgShape {
 struct GemvQ4S8Shape {
   uint32_t rpt = 4, tr = 8, u = 2, planes = 3;
   bool operator==(const GemvQ4S8Shape&) const = default;
+};
+
+// Int8 prefill GEMM tile (gemm_mmq_body.wgsl, both int8 kernels): TM x TN outputs per workgroup of 256
+// invocations (TM, TN 64 or 128: 4 or 8 rows / columns per invocation), KB 32-k blocks per staged slice (1, 2, 4),
+// CVT how the exact block sums become f32 (0: a conversion; 1: through the exponent bits, gemm_mmq_body's mmq_f32).
+struct MmqTile {
+  uint32_t tm = 128, tn = 128, kb = 2, cvt = 1;
+  bool operator==(const MmqTile&) const = default;
 };
 
 // Encoder attention (et_vk.sdpa): Auto picks per execute; Gemm / Split force one route (tests, benchmarks).
@@ -122,6 +134,8 @@ struct TuningOverrides {
   std::optional<uint32_t> gemm_big_min_tiles;     // WGRT_GEMM_BIG = tiles (0 = off)
   std::optional<uint32_t> gemm_mmq_min_tiles;     // WGRT_GEMM_MMQ = tiles (0 = off)
   std::optional<uint32_t> gemm_mmq_ggml_min_tiles;  // WGRT_GEMM_MMQ_GGML = tiles (0 = off)
+  std::optional<MmqTile> gemm_mmq_tile;           // WGRT_GEMM_MMQ_TILE = TM,TN[,KB[,CVT]]
+  std::optional<uint32_t> gemm_mmq_target_workgroups;  // WGRT_GEMM_MMQ_TARGET = workgroups (0: always 128x128)
 };
 
 // Parses the tuning variables through `get` (name -> value or nullptr; std::getenv by default). Throws
@@ -144,6 +158,10 @@ struct Tuning {
   std::optional<GemvQ4Shape> gemv_q4_forced;       // shape override (every N, K) for the Workgroup/Int8 kernels
   std::optional<GemvQ4SgShape> gemv_q4_sg_forced;  // shape override for the Subgroup kernel
   std::optional<GemvQ4S8Shape> gemv_q4_s8_forced;  // shape override for the Stream kernel
+  // Int8 GEMM tile (both int8 kernels, gemm_mmq_tile): the forced one, else the largest of 128x128, 64x128,
+  // 64x64 (KB 2) whose grid at the op's largest M has >= this many workgroups (the last where none has).
+  std::optional<MmqTile> gemm_mmq_forced;
+  uint32_t gemm_mmq_target_workgroups = 128;
   bool cpu_adapter = false;        // selects the CPU shape table of the q4 GEMV
   GemmTuning gemm;                 // the GEMM kernel (linear prefill, matmul, encoder attention)
   bool gemm_cpu_supported = false; // subgroups of >= 8 lanes (the Cpu GEMM broadcasts lanes 0..7)
@@ -184,6 +202,8 @@ struct Tuning {
   GemvQ4Shape gemv_q4_shape(Q4GemvKernel kernel, int64_t N) const;
   GemvQ4SgShape gemv_q4_sg_shape(int64_t N, int64_t K) const;
   GemvQ4S8Shape gemv_q4_s8_shape(int64_t N, int64_t K) const;
+  // The int8 GEMM tile for a linear layer of at most M rows of x and N outputs.
+  MmqTile gemm_mmq_tile(int64_t M, int64_t N) const;
 
   // The rules applied to `facts`, then `o`. Throws InvalidArgument when an override asks for what the device
   // cannot run (WGRT_GEMM=cpu without subgroups of >= 8 lanes).

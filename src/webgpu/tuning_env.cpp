@@ -114,6 +114,22 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     if (!l) bad("WGRT_GEMM_MMQ_GGML", *v, "a whole number of 128x128 output tiles (0 = off)");
     o.gemm_mmq_ggml_min_tiles = uint32_t((*l)[0]);
   }
+  if (auto v = get("WGRT_GEMM_MMQ_TILE")) {
+    const char* form =
+        "TM,TN[,KB[,CVT]]: TM and TN 64 or 128 (outputs per workgroup), KB 1, 2 or 4 (32-k blocks per slice), CVT 0 "
+        "or 1 (int-to-float conversion or exponent bits)";
+    auto l = parse_list(*v, 2, 4, 65536);
+    if (!l) bad("WGRT_GEMM_MMQ_TILE", *v, form);
+    const uint64_t tm = (*l)[0], tn = (*l)[1], kb = l->size() > 2 ? (*l)[2] : 2, cvt = l->size() > 3 ? (*l)[3] : 1;
+    if (!((tm == 64 || tm == 128) && (tn == 64 || tn == 128) && (kb == 1 || kb == 2 || kb == 4) && cvt <= 1))
+      bad("WGRT_GEMM_MMQ_TILE", *v, form);
+    o.gemm_mmq_tile = MmqTile{uint32_t(tm), uint32_t(tn), uint32_t(kb), uint32_t(cvt)};
+  }
+  if (auto v = get("WGRT_GEMM_MMQ_TARGET")) {
+    auto l = parse_list(*v, 1, 1, uint64_t(1) << 31);
+    if (!l) bad("WGRT_GEMM_MMQ_TARGET", *v, "a whole number of workgroups (0 = always 128x128 tiles)");
+    o.gemm_mmq_target_workgroups = uint32_t((*l)[0]);
+  }
   if (auto v = get("WGRT_SDPA")) {
     if (*v == "flash") o.sdpa_legacy = false;
     else if (*v == "legacy") o.sdpa_legacy = true;

@@ -10,6 +10,7 @@
 // misplaced scale, minimum, sub-block or half (Q6_K's 16-k scales) breaks it: MinimumDroppedBreaksTheBound
 // checks that the minimum's term alone is far outside it. The same outputs also satisfy the activation
 // rounding bound against the f32 x (0.5001 d per element, as linear_mmq_test.cpp states).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "ggml_test_blocks.h"
 #include "gpu_fixture.h"
 #include "graph/executable.h"
+#include "mmq_test_tiles.h"
 #include "ops/linear/linear_ggml.h"
 #include "reference/ops_a_reference.h"
 #include "webgpu/device.h"
@@ -81,6 +83,34 @@ TEST(LinearMmqGgml, EveryTypeOddSizesAgainstInt8Reference) {
         EXPECT_EQ(check_mmq(r, 1, N, K, ++seed, what + " M 1 (GEMV)", true, false), 0);
         EXPECT_EQ(check_mmq(r, 9, N, K, ++seed, what + " M 9 again"), 0);
       }
+  }
+}
+
+// Every tile variant (mmq_test_tiles.h), each with one of Q4_1 (a minimum; K 96 = 3 sub-blocks: a partial slice
+// for KB 2 and 4; N 37), Q4_K (a minimum, 8 sub-blocks per block) and Q6_K (a scale per 16-k half) in turn (K
+// 256, N 131: partial 64- and 128-column tiles), M 129 and 9 (partial 64- and 128-row tiles).
+TEST(LinearMmqGgml, EveryTileVariantOddSizes) {
+  if (!gpu().has_packed_dot()) GTEST_SKIP() << "no packed_4x8_integer_dot_product";
+  const std::vector<webgpu::MmqTile> tiles = wgrt::test::mmq_tile_variants();
+  EXPECT_GE(tiles.size(), 9u);
+  const std::vector<TypeInfo> all = mmq_types();
+  std::vector<TypeInfo> types;
+  for (GgmlType want : {GgmlType::Q4_1, GgmlType::Q4_K, GgmlType::Q6_K})
+    for (const TypeInfo& t : all)
+      if (t.type == want) types.push_back(t);
+  ASSERT_EQ(types.size(), 3u);
+  uint32_t seed = 7000;
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    const webgpu::MmqTile& tile = tiles[i];
+    webgpu::Tuning tun = mmq_tuning();
+    tun.gemm_mmq_forced = tile;
+    const TypeInfo& t = types[i % 3];
+    const int64_t K = t.type == GgmlType::Q4_1 ? 96 : 256, N = K == 96 ? 37 : 131;
+    GgmlLinear r = make_mmq(t, N, K, N == 37, ++seed, 129, tun);
+    const std::string what = fmt::format("tile {}x{} kb {} cvt {} {} K {} N {}", tile.tm, tile.tn, tile.kb, tile.cvt,
+                                         ggml_type_name(t.type), K, N);
+    EXPECT_TRUE(routed_int8(r)) << what;
+    for (int64_t M : {129, 9}) EXPECT_EQ(check_mmq(r, M, N, K, ++seed, what + " M " + std::to_string(M)), 0);
   }
 }
 

@@ -15,6 +15,8 @@
 
 #include "gpu_fixture.h"
 #include "graph/executable.h"
+#include "mmq_test_tiles.h"
+#include "ops/linear/gemm.h"
 #include "ops/linear/q4gsw.h"
 #include "ops_a_test_util.h"
 #include "reference/ops_a_reference.h"
@@ -255,4 +257,75 @@ TEST(LinearMmq, PolicyRule) {
   EXPECT_EQ(env("0").gemm_mmq_min_tiles, 0u);
   EXPECT_THROW(env("many"), InvalidArgument);
   EXPECT_THROW(env("-1"), InvalidArgument);
+}
+
+// Every tile variant (mmq_test_tiles.h): M 9, 65 and 129 (partial 64- and 128-row tiles, one past them), N 67 and 131 (partial
+// 64- and 128-column tiles), K of 3, 7 and 6 blocks (partial slices for KB 2 and 4), G 32 and 64, bias and none,
+// f16 scales, and a binding split, all within the activation-rounding bound of the header.
+TEST(LinearMmq, EveryTileVariantOddSizes) {
+  if (!gpu().has_packed_dot()) GTEST_SKIP() << "no packed_4x8_integer_dot_product";
+  const std::vector<webgpu::MmqTile> tiles = wgrt::test::mmq_tile_variants();
+  EXPECT_GE(tiles.size(), 9u) << "all but 128x128 with KB 4 fit 32 KiB of workgroup memory";
+  uint32_t seed = 500;
+  for (const webgpu::MmqTile& tile : tiles) {
+    webgpu::Tuning t = mmq_tuning();
+    t.gemm_mmq_forced = tile;
+    const std::string v = fmt::format("tile {}x{} kb {} cvt {}", tile.tm, tile.tn, tile.kb, tile.cvt);
+    const std::vector<Case> cases = {{129, 96, 67, 32, true}, {129, 224, 131, 32, false}, {65, 192, 131, 64, true}};
+    for (const Case& c : cases) {
+      Mmq L = make_mmq(c.M, c.K, c.N, c.G, c.bias, seed++, t, c.G == 64);
+      for (int64_t M : {c.M, int64_t(9)}) {
+        const std::string what = fmt::format("{} M {} K {} N {} G {}", v, M, c.K, c.N, c.G);
+        EXPECT_EQ(check_rows(L, M, seed++, what), 0) << what;
+      }
+    }
+    t.max_binding_bytes = 8192;  // 600 rows of 32 B: chunks of 256, 256 and 88 rows
+    Mmq L = make_mmq(140, 64, 600, 32, true, seed++, t);
+    EXPECT_EQ(check_rows(L, 140, seed++, v + " split"), 0) << v;
+  }
+}
+
+// The tile rule: 128x128 where the op's largest M gives >= the target workgroups, else 64x128, else 64x64; a
+// forced tile everywhere; WGRT_GEMM_MMQ_TILE / _TARGET parse and reject what the kernels cannot run.
+TEST(LinearMmq, TileRule) {
+  webgpu::DeviceFacts f;
+  f.packed_dot = true;
+  const webgpu::Tuning t = webgpu::Tuning::for_device(f);
+  EXPECT_EQ(t.gemm_mmq_target_workgroups, 128u);
+  EXPECT_EQ(t.gemm_mmq_tile(512, 16384), (webgpu::MmqTile{128, 128, 2}));  // 4 x 128 workgroups
+  EXPECT_EQ(t.gemm_mmq_tile(512, 8192), (webgpu::MmqTile{128, 128, 2}));   // 4 x 64
+  EXPECT_EQ(t.gemm_mmq_tile(512, 2048), (webgpu::MmqTile{64, 128, 2}));    // 4 x 16 -> 8 x 16
+  EXPECT_EQ(t.gemm_mmq_tile(512, 512), (webgpu::MmqTile{64, 64, 2}));      // 8 x 4 -> 8 x 8 (the last)
+  EXPECT_EQ(t.gemm_mmq_tile(2048, 2048), (webgpu::MmqTile{128, 128, 2}));
+  webgpu::TuningOverrides o;
+  o.gemm_mmq_target_workgroups = 0;
+  EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(512, 512), (webgpu::MmqTile{128, 128, 2}));
+  o.gemm_mmq_tile = webgpu::MmqTile{64, 128, 4};
+  EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(4096, 16384), (webgpu::MmqTile{64, 128, 4}));
+  auto env = [](const char* var, const char* v) {
+    return webgpu::parse_tuning_env([=](const char* n) { return std::string(n) == var ? v : nullptr; });
+  };
+  EXPECT_EQ(*env("WGRT_GEMM_MMQ_TILE", "64,128").gemm_mmq_tile, (webgpu::MmqTile{64, 128, 2}));
+  EXPECT_EQ(*env("WGRT_GEMM_MMQ_TILE", "128,64,4").gemm_mmq_tile, (webgpu::MmqTile{128, 64, 4}));
+  EXPECT_EQ(*env("WGRT_GEMM_MMQ_TARGET", "256").gemm_mmq_target_workgroups, 256u);
+  EXPECT_EQ(*env("WGRT_GEMM_MMQ_TILE", "64,64,1,0").gemm_mmq_tile, (webgpu::MmqTile{64, 64, 1, 0}));
+  for (const char* bad : {"96,128", "64", "64,64,3", "64,64,2,2", "64,64,2,1,0", "big"})
+    EXPECT_THROW(env("WGRT_GEMM_MMQ_TILE", bad), InvalidArgument) << bad;
+  EXPECT_THROW(env("WGRT_GEMM_MMQ_TARGET", "-1"), InvalidArgument);
+}
+
+// A forced tile that needs more workgroup memory than the adapter has is a clear error at graph build.
+TEST(LinearMmq, ForcedTileTooBigIsAnError) {
+  if (!gpu().has_packed_dot()) GTEST_SKIP() << "no packed_4x8_integer_dot_product";
+  webgpu::Tuning t = mmq_tuning();
+  t.gemm_mmq_forced = webgpu::MmqTile{128, 128, 4};
+  if (webgpu::PipelineCache::reflect(ops::gemm_mmq_kernel(false, *t.gemm_mmq_forced)).workgroup_bytes <=
+      gpu().limits().maxComputeWorkgroupStorageSize)
+    GTEST_SKIP() << "the largest tile fits this adapter";
+  try {
+    make_mmq(140, 64, 60, 32, false, 3, t);
+    ADD_FAILURE() << "no error";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("WGRT_GEMM_MMQ_TILE"), std::string::npos) << e.what();
+  }
 }

@@ -53,13 +53,21 @@ GemmConfig gemm_big_config() {
   return c;
 }
 
-webgpu::KernelSpec gemm_mmq_kernel(bool scale_f16) {
-  return {"ops/linear/gemm_mmq.wgsl", "main", {{"SCALE_F16", scale_f16 ? 1.0 : 0.0}}, {}};
+namespace {
+std::vector<std::pair<std::string, double>> mmq_constants(const webgpu::MmqTile& t) {
+  return {{"MH", t.tm / 64.0}, {"NH", t.tn / 64.0}, {"NB", double(t.kb)}, {"CVT", double(t.cvt)}};
+}
+}  // namespace
+
+webgpu::KernelSpec gemm_mmq_kernel(bool scale_f16, const webgpu::MmqTile& tile) {
+  webgpu::KernelSpec k{"ops/linear/gemm_mmq.wgsl", "main", mmq_constants(tile), {}};
+  k.constants.push_back({"SCALE_F16", scale_f16 ? 1.0 : 0.0});
+  return k;
 }
 
-GemmConfig gemm_mmq_config() {
+GemmConfig gemm_mmq_config(const webgpu::MmqTile& tile) {
   GemmConfig c;
-  const webgpu::KernelSpec k = gemm_mmq_kernel();
+  const webgpu::KernelSpec k = gemm_mmq_kernel(false, tile);
   c.tile_m = webgpu::PipelineCache::value(k, "TILE_M");
   c.tile_n = webgpu::PipelineCache::value(k, "TILE_N");
   return c;
@@ -69,8 +77,19 @@ webgpu::KernelSpec quantize_q8_kernel(bool natural) {
   return {"ops/linear/quantize_q8.wgsl", "main", {{"ORDER", natural ? 1.0 : 0.0}}, {}};
 }
 
-webgpu::KernelSpec gemm_mmq_ggml_kernel(int64_t wtype) {
-  return {"ops/linear/gemm_mmq_ggml.wgsl", "main", {{"WTYPE", double(wtype)}}, {}};
+webgpu::KernelSpec gemm_mmq_ggml_kernel(int64_t wtype, const webgpu::MmqTile& tile) {
+  webgpu::KernelSpec k{"ops/linear/gemm_mmq_ggml.wgsl", "main", mmq_constants(tile), {}};
+  k.constants.push_back({"WTYPE", double(wtype)});
+  return k;
+}
+
+void check_mmq_fits(const webgpu::Device& dev, const webgpu::KernelSpec& spec) {
+  const uint64_t need = webgpu::PipelineCache::reflect(spec).workgroup_bytes;
+  const uint64_t have = dev.limits().maxComputeWorkgroupStorageSize;
+  if (need > have)
+    throw InvalidArgument(fmt::format(
+        "the int8 GEMM tile (WGRT_GEMM_MMQ_TILE) needs {} bytes of workgroup memory; this adapter has {} (use a "
+        "smaller tile or fewer blocks per slice, or unset it)", need, have));
 }
 
 webgpu::KernelSpec gemm_variant(const GemmConfig& cfg, const char* tiled, const char* cpu) {

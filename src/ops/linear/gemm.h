@@ -91,8 +91,12 @@ GemmConfig gemm_big_config();  // Kind Tiled with the big kernel's tile (for gem
 // layers, tuning gemm.mmq_min_tiles): A is x quantized per 32-k block by quantize_q8_kernel() into two scratch
 // buffers (q8_bytes(M, K), q8_scale_bytes(M, K)); bindings 0 qA, 1 qweight, 2 scales, 3 bias, 4 c, 5 GemmParams
 // (M, N, K, b_sn, s_sn, group, c/bias offsets and strides; batch 1), 6 dA. Requires K % 32 == 0 (q4gsw's G).
-webgpu::KernelSpec gemm_mmq_kernel(bool scale_f16 = false);  // scale_f16: f16 scale pairs (q4gsw_scale.wgsl)
-GemmConfig gemm_mmq_config();  // the MMQ kernel's tile (for gemm_grid)
+// tile: the variant (webgpu::Tuning::gemm_mmq_tile; overrides MH, NH, NB of gemm_mmq_body.wgsl).
+webgpu::KernelSpec gemm_mmq_kernel(bool scale_f16 = false, const webgpu::MmqTile& tile = {});  // scale_f16: f16 scale pairs
+GemmConfig gemm_mmq_config(const webgpu::MmqTile& tile = {});  // the MMQ kernels' tile (for gemm_grid)
+// Throws InvalidArgument naming WGRT_GEMM_MMQ_TILE when an int8 GEMM kernel made with a (forced) tile needs more
+// workgroup memory than the device has (the rule's tiles need <= 22 KiB).
+void check_mmq_fits(const webgpu::Device& dev, const webgpu::KernelSpec& spec);
 // x f32 [M, K] (K % 32 == 0) -> qA, dA (layouts in ops/linear/quantize_q8.wgsl); bindings 0 x, 1 qA, 2 dA,
 // 3 Q8Params; one invocation per block (ResizeContext::set_invocations with M * K / 32).
 // natural: the natural byte order (ORDER 1, for gemm_mmq_ggml_kernel) instead of q4gsw's nibble order.
@@ -100,8 +104,8 @@ webgpu::KernelSpec quantize_q8_kernel(bool natural = false);
 // The int8 prefill GEMM for ggml block formats (ops/linear/gemm_mmq_ggml.wgsl; WTYPE = wtype, one of
 // ops::ggml_mmq_type's): A from quantize_q8_kernel(true); bindings 0 qA, 1 raw block words, 2 bias, 3 c,
 // 4 GemmParams (M, N, K, b_sn = row bytes, c/bias offsets and strides; batch 1), 5 dA. Same tile as
-// gemm_mmq_config(). Requires K % the type's block elements == 0.
-webgpu::KernelSpec gemm_mmq_ggml_kernel(int64_t wtype);
+// gemm_mmq_config(tile). Requires K % the type's block elements == 0.
+webgpu::KernelSpec gemm_mmq_ggml_kernel(int64_t wtype, const webgpu::MmqTile& tile = {});
 struct Q8Params {
   uint32_t blocks = 0, pad0 = 0, pad1 = 0, pad2 = 0;  // blocks = M * K / 32
 };

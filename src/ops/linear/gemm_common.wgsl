@@ -34,15 +34,17 @@ fn gemm_store(gm : u32, gn : u32, v : f32, c_base : u32, bias_base : u32) {
   c[c_base + gm * p.c_sm + gn * p.c_sn] = gemm_epilogue(o);
 }
 
-// Stores the 8 x 8 register block of the 128 x 128 kernels (gemm_big.wgsl, gemm_mmq.wgsl): acc[r * 2 + h][j] is
-// C(m0 + (r / 4) * 64 + ty * 4 + r % 4, n0 + h * 64 + tx * 4 + j); rows and columns outside M, N are skipped.
-fn gemm_store_8x8(acc : array<vec4<f32>, 16>, m0 : u32, n0 : u32, tx : u32, ty : u32, c_base : u32, bias_base : u32) {
-  for (var r = 0u; r < 8u; r++) {
+// Stores the register block of the 128 x 128 kernels (gemm_big.wgsl, gemm_mmq.wgsl; mh row and nh column halves,
+// 1 or 2: the int8 kernels' smaller tiles): acc[r * 2 + h][j] is C(m0 + (r / 4) * 64 + ty * 4 + r % 4,
+// n0 + h * 64 + tx * 4 + j) for r < 4 * mh, h < nh; rows and columns outside M, N are skipped.
+fn gemm_store_blocks(acc : array<vec4<f32>, 16>, mh : u32, nh : u32, m0 : u32, n0 : u32, tx : u32, ty : u32,
+                     c_base : u32, bias_base : u32) {
+  for (var r = 0u; r < 4u * mh; r++) {
     let gm = m0 + (r / 4u) * 64u + ty * 4u + r % 4u;
     if (gm >= p.M) {
       continue;
     }
-    for (var h = 0u; h < 2u; h++) {
+    for (var h = 0u; h < nh; h++) {
       for (var j = 0u; j < 4u; j++) {
         let gn = n0 + h * 64u + tx * 4u + j;
         if (gn < p.N) {
@@ -51,4 +53,8 @@ fn gemm_store_8x8(acc : array<vec4<f32>, 16>, m0 : u32, n0 : u32, tx : u32, ty :
       }
     }
   }
+}
+
+fn gemm_store_8x8(acc : array<vec4<f32>, 16>, m0 : u32, n0 : u32, tx : u32, ty : u32, c_base : u32, bias_base : u32) {
+  gemm_store_blocks(acc, 2u, 2u, m0, n0, tx, ty, c_base, bias_base);
 }

@@ -8,13 +8,11 @@
 // product is therefore the activation rounding (quantize_q8.wgsl: <= dA / 2 per element, i.e. per output at most
 // sum_kb dA[m][kb] / 2 * sum_{k in kb} |W[n][k]|) plus f32 accumulation.
 // Tiles and the activation staging: gemm_mmq_body.wgsl. Nibbles are expanded to signed bytes once per
-// workgroup on staging. Grid: x = ceil(N/128), y = ceil(M/128), z = 1 (batch 1: linear layers). Out-of-range
+// workgroup on staging. Grid: x = ceil(N/TILE_N), y = ceil(M/TILE_M), z = 1 (batch 1: linear layers). Out-of-range
 // rows, columns and blocks are staged as zeros and not written: any M, N and K % 32 == 0.
 // Bindings: 0 qA (u32 vec4s, quantize_q8's xq, row m at block m * K/32), 1 b (q4gsw words, row n at word
 // n * b_sn), 2 scales (f16 pairs or f32, read through q4gsw_scale: group g of row n at n * s_sn + g), 3 bias, 4 c, 5 params (GemmParams; a_* unused,
 // the activations are contiguous [M, K]), 6 dA (quantize_q8's xd: vec2(d, d * sum q) per block).
-const NB = 2u;  // 32-k blocks per staged slice (1 or 2: the scale staging covers 256 / NB rows)
-
 #include "ops/linear/gemm_common.wgsl"
 #include "ops/linear/q4gsw_scale.wgsl"
 #include "ops/linear/gemm_epilogue_none.wgsl"
@@ -29,7 +27,7 @@ const NB = 2u;  // 32-k blocks per staged slice (1 or 2: the scale staging cover
 
 #include "ops/linear/gemm_mmq_body.wgsl"
 
-var<workgroup> Sb : array<vec4<f32>, 32u * NB>;  // [blk][n/4] weight scales
+var<workgroup> Sb : array<vec4<f32>, SN_LEN>;  // [blk][n/4] weight scales
 
 // 4 codes 0..15 in the low nibbles of the bytes of v -> the 4 signed bytes code - 8 (bit 3 of code ^ 8 marks a
 // negative result, whose high nibble must then be all ones: 8 * 30 = 0xF0, no carry between bytes).
@@ -38,11 +36,10 @@ fn signed_codes(v : u32) -> u32 {
   return t | ((t & 0x08080808u) * 30u);
 }
 
-// Stages the weights of blocks kb0 .. kb0 + NB - 1 of rows n0 .. n0 + 127 (codes of 8, i.e. zeros, outside).
+// Stages the weights of blocks kb0 .. kb0 + NB - 1 of rows n0 .. n0 + TILE_N - 1 (codes of 8, i.e. zeros, outside).
 fn mmq_stage_b(kb0 : u32, n0 : u32, lid : u32) {
   let KB = p.K / 32u;
-  for (var i = 0u; i < NB; i++) {
-    let e = lid + 256u * i;
+  for (var e = lid; e < TILE_N * NB * 2u; e += 256u) {
     let mm = e / (2u * NB);  // column of the tile
     let blk = (e / 2u) % NB;
     let hv = e % 2u;
@@ -59,26 +56,27 @@ fn mmq_stage_b(kb0 : u32, n0 : u32, lid : u32) {
     }
     let col = mm / 4u;
     let lane = mm % 4u;
-    Bs[(j0 + 0u) * 32u + col][lane] = signed_codes(w0 & 0x0F0F0F0Fu);
-    Bs[(j0 + 1u) * 32u + col][lane] = signed_codes((w0 >> 4u) & 0x0F0F0F0Fu);
-    Bs[(j0 + 2u) * 32u + col][lane] = signed_codes(w1 & 0x0F0F0F0Fu);
-    Bs[(j0 + 3u) * 32u + col][lane] = signed_codes((w1 >> 4u) & 0x0F0F0F0Fu);
+    let rs = TILE_N / 4u;
+    Bs[(j0 + 0u) * rs + col][lane] = signed_codes(w0 & 0x0F0F0F0Fu);
+    Bs[(j0 + 1u) * rs + col][lane] = signed_codes((w0 >> 4u) & 0x0F0F0F0Fu);
+    Bs[(j0 + 2u) * rs + col][lane] = signed_codes(w1 & 0x0F0F0F0Fu);
+    Bs[(j0 + 3u) * rs + col][lane] = signed_codes((w1 >> 4u) & 0x0F0F0F0Fu);
   }
   // scales: one per column and block
-  let sn = lid / NB;
-  let sblk = lid % NB;
-  if (sn < 128u) {
+  for (var e = lid; e < TILE_N * NB; e += 256u) {
+    let sn = e / NB;
+    let sblk = e % NB;
     let kb = kb0 + sblk;
     let gn = n0 + sn;
     var sb = 0.0;
     if (gn < p.N && kb < KB) {
       sb = q4gsw_scale(gn * p.s_sn + (kb * 32u) / p.group);
     }
-    Sb[sblk * 32u + sn / 4u][sn % 4u] = sb;
+    Sb[sblk * (TILE_N / 4u) + sn / 4u][sn % 4u] = sb;
   }
 }
 
 fn mmq_block(acc : ptr<function, array<vec4<f32>, 16>>, blk : u32, tx : u32, ty : u32) {
-  let r = blk * 32u;
-  mmq_apply(acc, mmq_dot(blk * 8u, 8u, tx, ty), Sa[r + ty], Sa[r + 16u + ty], Sb[r + tx], Sb[r + 16u + tx]);
+  mmq_apply(acc, mmq_dot(blk * 8u, 8u, tx, ty), Sa[mmq_mi(blk, 0u, ty)], Sa[mmq_mi(blk, 1u, ty)],
+            Sb[mmq_ni(blk, 0u, tx)], Sb[mmq_ni(blk, 1u, tx)]);
 }

@@ -11,12 +11,10 @@
 // with the dequantized int8 activations is f32 rounding of the scale products and the accumulation only; against
 // the f32 x it adds the activation rounding (<= dA / 2 per element, quantize_q8.wgsl).
 // WTYPE (override, ggml type id; linear_ggml.h ggml_mmq_type lists the same set): 2 Q4_0, 3 Q4_1, 6 Q5_0,
-// 7 Q5_1, 8 Q8_0, 12 Q4_K, 13 Q5_K, 14 Q6_K. Grid: x = ceil(N/128), y = ceil(M/128), z = 1. Out-of-range rows,
+// 7 Q5_1, 8 Q8_0, 12 Q4_K, 13 Q5_K, 14 Q6_K. Grid: x = ceil(N/TILE_N), y = ceil(M/TILE_M), z = 1. Out-of-range rows,
 // columns and sub-blocks are staged as zeros and not written: any M, N and K % block elements == 0.
 // Bindings: 0 qA (quantize_q8's xq), 1 b (the raw blocks as u32 words, row n at byte n * b_sn), 2 bias, 3 c,
 // 4 params (GemmParams: M, N, K, b_sn = row bytes, c/bias offsets and strides, has_bias; batch 1), 5 dA (xd).
-const NB = 2u;  // 32-k sub-blocks per staged slice (2: one (column, sub-block) pair per invocation)
-
 #include "ops/linear/gemm_common.wgsl"
 #include "ops/linear/gemm_epilogue_none.wgsl"
 
@@ -32,9 +30,9 @@ fn ggml_word(i : u32) -> u32 { return b[i]; }
 #include "ops/linear/gemm_mmq_body.wgsl"
 
 // [blk][n/4]: the weight scales of halves 0 and 1 and the minimum of each staged sub-block.
-var<workgroup> Sd0 : array<vec4<f32>, 32u * NB>;
-var<workgroup> Sd1 : array<vec4<f32>, 32u * NB>;
-var<workgroup> Sm : array<vec4<f32>, 32u * NB>;
+var<workgroup> Sd0 : array<vec4<f32>, SN_LEN>;
+var<workgroup> Sd1 : array<vec4<f32>, SN_LEN>;
+var<workgroup> Sm : array<vec4<f32>, SN_LEN>;
 
 fn has_min() -> bool {
   return WTYPE == 3u || WTYPE == 7u || WTYPE == 12u || WTYPE == 13u;
@@ -137,37 +135,41 @@ fn ggml_sub32(base : u32, sb : u32) -> Sub {
   return s;
 }
 
-// mmq_stage_b (gemm_mmq_body.wgsl): sub-blocks kb0, kb0 + 1 of columns n0 .. n0 + 127 (one (column, sub-block) per invocation).
+// mmq_stage_b (gemm_mmq_body.wgsl): sub-blocks kb0 .. kb0 + NB - 1 of columns n0 .. n0 + TILE_N - 1, one (column,
+// sub-block) pair per invocation and step.
 fn mmq_stage_b(kb0 : u32, n0 : u32, lid : u32) {
-  let nn = lid / NB;
-  let blk = lid % NB;
-  let kb = kb0 + blk;
-  let gn = n0 + nn;
-  var s : Sub;  // zeros outside N and K
-  if (gn < p.N && kb < p.K / 32u) {
-    let spb = ggml_block_elems() / 32u;
-    s = ggml_sub32(gn * p.b_sn + (kb / spb) * ggml_block_bytes(), kb % spb);
+  for (var e = lid; e < TILE_N * NB; e += 256u) {
+    let nn = e / NB;
+    let blk = e % NB;
+    let kb = kb0 + blk;
+    let gn = n0 + nn;
+    var s : Sub;  // zeros outside N and K
+    if (gn < p.N && kb < p.K / 32u) {
+      let spb = ggml_block_elems() / 32u;
+      s = ggml_sub32(gn * p.b_sn + (kb / spb) * ggml_block_bytes(), kb % spb);
+    }
+    for (var w = 0u; w < 8u; w++) {
+      Bs[(blk * 8u + w) * (TILE_N / 4u) + nn / 4u][nn % 4u] = s.q[w];
+    }
+    let i = blk * (TILE_N / 4u) + nn / 4u;
+    Sd0[i][nn % 4u] = s.d0;
+    Sd1[i][nn % 4u] = s.d1;
+    Sm[i][nn % 4u] = s.m;
   }
-  for (var w = 0u; w < 8u; w++) {
-    Bs[(blk * 8u + w) * 32u + nn / 4u][nn % 4u] = s.q[w];
-  }
-  let i = blk * 32u + nn / 4u;
-  Sd0[i][nn % 4u] = s.d0;
-  Sd1[i][nn % 4u] = s.d1;
-  Sm[i][nn % 4u] = s.m;
 }
 
 fn mmq_block(acc : ptr<function, array<vec4<f32>, 16>>, blk : u32, tx : u32, ty : u32) {
-  let r = blk * 32u;
-  let s0 = Sa[r + ty];
-  let s1 = Sa[r + 16u + ty];
+  let s0 = Sa[mmq_mi(blk, 0u, ty)];
+  let s1 = Sa[mmq_mi(blk, 1u, ty)];
+  let n0 = mmq_ni(blk, 0u, tx);
+  let n1 = mmq_ni(blk, 1u, tx);
   if (WTYPE == 14u) {  // a scale per 16-k half
-    mmq_apply(acc, mmq_dot(blk * 8u, 4u, tx, ty), s0, s1, Sd0[r + tx], Sd0[r + 16u + tx]);
-    mmq_apply(acc, mmq_dot(blk * 8u + 4u, 4u, tx, ty), s0, s1, Sd1[r + tx], Sd1[r + 16u + tx]);
+    mmq_apply(acc, mmq_dot(blk * 8u, 4u, tx, ty), s0, s1, Sd0[n0], Sd0[n1]);
+    mmq_apply(acc, mmq_dot(blk * 8u + 4u, 4u, tx, ty), s0, s1, Sd1[n0], Sd1[n1]);
   } else {
-    mmq_apply(acc, mmq_dot(blk * 8u, 8u, tx, ty), s0, s1, Sd0[r + tx], Sd0[r + 16u + tx]);
+    mmq_apply(acc, mmq_dot(blk * 8u, 8u, tx, ty), s0, s1, Sd0[n0], Sd0[n1]);
   }
   if (has_min()) {
-    mmq_outer(acc, -Sy[r + ty], -Sy[r + 16u + ty], Sm[r + tx], Sm[r + 16u + tx]);
+    mmq_outer(acc, -Sy[mmq_mi(blk, 0u, ty)], -Sy[mmq_mi(blk, 1u, ty)], Sm[n0], Sm[n1]);
   }
 }

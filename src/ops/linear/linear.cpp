@@ -217,7 +217,9 @@ void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
   const bool has_big = big_min_tiles > 0 && (!q4 || (K % 16 == 0 && G % 16 == 0));
   const GemmConfig big_cfg = gemm_big_config();
   // Route 3 (the int8 GEMM): x quantized once for all chunks.
-  const GemmConfig mmq_cfg = has_mmq ? gemm_mmq_config() : GemmConfig{};
+  const webgpu::MmqTile mmq_tile = b.device().tuning().gemm_mmq_tile(max_m, N);
+  const GemmConfig mmq_cfg = has_mmq ? gemm_mmq_config(mmq_tile) : GemmConfig{};
+  if (has_mmq) check_mmq_fits(b.device(), gemm_mmq_kernel(scale_f16, mmq_tile));
   UniformRef q8_u;
   DispatchRef q8_d;
   Binding qa = x, da = x;
@@ -250,7 +252,7 @@ void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
     r.gemm_d = b.dispatch(gemm_kernel(gemm_cfg, q4, true, scale_f16), {gemm_x, wb, sb, gemm_bias, gemm_out, r.gemm_u}, 1);
     if (has_big) r.big_d = b.dispatch(gemm_big_kernel(q4, scale_f16), {gemm_x, wb, sb, gemm_bias, gemm_out, r.gemm_u}, 2);
     if (has_mmq)
-      r.mmq_d = b.dispatch(gemm_mmq_kernel(scale_f16), {qa, wb, sb, gemm_bias, gemm_out, r.gemm_u, da}, 3);
+      r.mmq_d = b.dispatch(gemm_mmq_kernel(scale_f16, mmq_tile), {qa, wb, sb, gemm_bias, gemm_out, r.gemm_u, da}, 3);
     refs.push_back(r);
   }
   if (fu.act) {

@@ -205,7 +205,9 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   const uint32_t mmq_min_tiles =
       b.device().has_packed_dot() && ggml_mmq_type(wtype) ? b.device().tuning().gemm.mmq_ggml_min_tiles : 0;
   const bool has_mmq = mmq_min_tiles > 0;
-  const GemmConfig mmq_cfg = has_mmq ? gemm_mmq_config() : GemmConfig{};
+  const webgpu::MmqTile mmq_tile = b.device().tuning().gemm_mmq_tile(max_m, N);
+  const GemmConfig mmq_cfg = has_mmq ? gemm_mmq_config(mmq_tile) : GemmConfig{};
+  if (has_mmq) check_mmq_fits(b.device(), gemm_mmq_ggml_kernel(wtype, mmq_tile));
   // Routes of a side dispatch (in_gemv: whether each GEMV route fuses it): every route (-1) when no GEMV route
   // fuses it, else each GEMV route that does not and each GEMM route's group (the f32 GEMM, the int8 GEMM), one
   // dispatch per route.
@@ -248,7 +250,7 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
                               : b.dispatch(gemv_spec(route), {x, wb, bias, out, u}, route));
     if (has_gemm || has_mmq) part.gu = b.uniform<GemmParams>();
     if (has_gemm) part.gd = b.dispatch(gemm_spec, {gemm_x, wb, x, gemm_bias, gemm_out, part.gu}, gemm_route);
-    if (has_mmq) part.md = b.dispatch(gemm_mmq_ggml_kernel(wtype), {qa, wb, gemm_bias, gemm_out, part.gu, da}, mmq_route);
+    if (has_mmq) part.md = b.dispatch(gemm_mmq_ggml_kernel(wtype, mmq_tile), {qa, wb, gemm_bias, gemm_out, part.gu, da}, mmq_route);
     parts.push_back(part);
   }
   if (fu.act) for (int rt : side_routes(glu_in)) glus.push_back(add_side_glu(b, fu.act, *y, out, rt));
