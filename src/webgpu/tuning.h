@@ -20,7 +20,8 @@
 //     smallest that holds M) for Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K on every adapter; gemv_ggml.wgsl otherwise.
 //     gemv_kq rows of W per invocation (each x load serves them): 2.
 //   GEMM: the Cpu kernel (gemm_cpu.wgsl, rq 4, wg 64) on CPU adapters with subgroups of >= 8 lanes, else
-//     Tiled (gemm.wgsl); Tiled linear layers with >= 64 output tiles of 128x128 take gemm_big.wgsl.
+//     Tiled (gemm.wgsl); Tiled linear layers and aten.mm / addmm / bmm with >= 64 output tiles of 128x128 take
+//     gemm_big.wgsl; Tiled mm / addmm (batch 1) with fewer than 256 workgroups split K (gemm_splits).
 //   Int8 GEMM (q4gsw linear prefill): on GPUs with packed_4x8_integer_dot_product from 1 output tile (every
 //     GEMM-route q4 linear); off on CPU adapters (lavapipe keeps gemm_cpu.wgsl; WGRT_GEMM_MMQ forces it).
 //   Int8 GEMM for block formats (linear_ggml prefill, gemm_mmq_ggml.wgsl): the same rule (WGRT_GEMM_MMQ_GGML;
@@ -81,6 +82,10 @@ struct GemmTuning {
   // int8 kernel (gemm_mmq_ggml.wgsl) from this many 128x128 output tiles (0: never; needs packed int8 dot
   // products); otherwise GPUs take gemm_big.wgsl's block-format loader in f32 and CPU adapters the GEMV layers.
   uint32_t mmq_ggml_min_tiles = 0;
+  // Tiled: aten.mm / addmm (batch 1) whose output has fewer workgroups than this split K into up to 16 slices
+  // run as a batch, then sum the partials (ops/linear/gemm.h gemm_splits; 0: never). WebGPU does not report
+  // the adapter's compute units: the target stands for about two workgroups per SM of a big GPU (H200: 132).
+  uint32_t split_target_workgroups = 0;
   bool operator==(const GemmTuning&) const = default;
 };
 
@@ -117,6 +122,7 @@ struct TuningOverrides {
   std::optional<uint32_t> gemm_big_min_tiles;     // WGRT_GEMM_BIG = tiles (0 = off)
   std::optional<uint32_t> gemm_mmq_min_tiles;     // WGRT_GEMM_MMQ = tiles (0 = off)
   std::optional<uint32_t> gemm_mmq_ggml_min_tiles;  // WGRT_GEMM_MMQ_GGML = tiles (0 = off)
+  std::optional<uint32_t> gemm_split_target;      // WGRT_GEMM_SPLITK = workgroups (0 = off)
 };
 
 // Parses the tuning variables through `get` (name -> value or nullptr; std::getenv by default). Throws
