@@ -20,8 +20,8 @@
 //     smallest that holds M) for Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K on every adapter; gemv_ggml.wgsl otherwise.
 //     gemv_kq rows of W per invocation (each x load serves them): 2.
 //   GEMM: the Cpu kernel (gemm_cpu.wgsl, rq 4, wg 64) on CPU adapters with subgroups of >= 8 lanes, else
-//     Tiled (gemm.wgsl); Tiled linear layers and aten.mm / addmm / bmm with >= 64 output tiles of 128x128 take
-//     gemm_big.wgsl; Tiled mm / addmm (batch 1) with fewer than 256 workgroups split K (gemm_splits).
+//     Tiled (gemm.wgsl); Tiled linear layers with >= 64 128x128 output tiles take gemm_big.wgsl, mm / addmm / bmm
+//     always (big_min_tiles > 0); Tiled mm / addmm (batch 1) below 512 workgroups split K (gemm_splits).
 //   Int8 GEMM (q4gsw linear prefill): on GPUs with packed_4x8_integer_dot_product from 1 output tile (every
 //     GEMM-route q4 linear); off on CPU adapters (lavapipe keeps gemm_cpu.wgsl; WGRT_GEMM_MMQ forces it).
 //   Int8 GEMM for block formats (linear_ggml prefill, gemm_mmq_ggml.wgsl): the same rule (WGRT_GEMM_MMQ_GGML;
@@ -84,7 +84,7 @@ struct GemmTuning {
   uint32_t mmq_ggml_min_tiles = 0;
   // Tiled: aten.mm / addmm (batch 1) whose output has fewer workgroups than this split K into up to 16 slices
   // run as a batch, then sum the partials (ops/linear/gemm.h gemm_splits; 0: never). WebGPU does not report
-  // the adapter's compute units: the target stands for about two workgroups per SM of a big GPU (H200: 132).
+  // the adapter's compute units: the target stands for ~4 workgroups per SM of a big GPU (H200: 132 SMs).
   uint32_t split_target_workgroups = 0;
   bool operator==(const GemmTuning&) const = default;
 };

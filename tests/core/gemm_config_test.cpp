@@ -220,9 +220,9 @@ TEST(GemmConfig, MmAddmmSplitK) {
   EXPECT_EQ(ops::gemm_splits(1, 31, 10, 256, 1u << 30), 1u);
   EXPECT_EQ(ops::gemm_splits(1, 97, 10, 256, 1u << 30), 1u);  // prime
   EXPECT_EQ(ops::gemm_splits(10, 768, 10, 0, 1u << 30), 1u);
-  // The policy: split below 256 workgroups on GPUs, off on CPU adapters; WGRT_GEMM_SPLITK sets it.
+  // The policy: split below 512 workgroups on GPUs, off on CPU adapters; WGRT_GEMM_SPLITK sets it.
   webgpu::DeviceFacts f;
-  EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.split_target_workgroups, 256u);
+  EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.split_target_workgroups, 512u);
   auto env = [](const char* v) {
     return webgpu::parse_tuning_env([&](const char* name) { return std::string(name) == "WGRT_GEMM_SPLITK" ? v : nullptr; });
   };
@@ -262,7 +262,7 @@ TEST(GemmConfig, ParseRuleAndGrid) {
   f.cpu_adapter = false;
   f.subgroup_min = 32;
   EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.kind, webgpu::GemmTuning::Kind::Tiled);
-  EXPECT_EQ(webgpu::Tuning::for_device(f, gemm_overrides("cpu,2,16")).gemm, (webgpu::GemmTuning{webgpu::GemmTuning::Kind::Cpu, 2, 16, 64, 0, 0, 256}));
+  EXPECT_EQ(webgpu::Tuning::for_device(f, gemm_overrides("cpu,2,16")).gemm, (webgpu::GemmTuning{webgpu::GemmTuning::Kind::Cpu, 2, 16, 64, 0, 0, 512}));
   // The 128x128 kernel's rule: from 64 output tiles; WGRT_GEMM_BIG sets it (0 = never), WGRT_GEMM keeps it.
   EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.big_min_tiles, 64u);
   auto big = [](const char* v) {

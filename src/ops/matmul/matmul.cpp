@@ -5,8 +5,8 @@
 //       bias broadcastable to [M, N] ([N], [1, N], [M, 1], [M, N], [1] or a 0-d tensor), read with stride 0
 //       along broadcast dims (no copy).
 // B is read in its natural [K, N] layout (gemm B_KFAST = false). Kernel per execute, by the tuning policy's shape
-// rules (webgpu/tuning.h): CPU adapters gemm_cpu.wgsl; GPUs gemm.wgsl (64x64 tiles), or gemm_big.wgsl (128x128)
-// when the output has >= gemm.big_min_tiles 128x128 tiles; mm / addmm (batch 1) whose grid has fewer than
+// rules (webgpu/tuning.h): CPU adapters gemm_cpu.wgsl; GPUs gemm_big.wgsl (128x128), or gemm.wgsl (64x64 tiles)
+// when gemm.big_min_tiles is 0 (WGRT_GEMM_BIG=0); mm / addmm (batch 1) whose grid has fewer than
 // gemm.split_target_workgroups workgroups split K (ops/linear/gemm.h gemm_splits: partials in scratch, then
 // gemm_splitk_reduce.wgsl applies alpha, the bias and beta). Every dim may change between executes
 // (resize hook): K must agree between a and b, bmm batches must match, bias must still broadcast; otherwise
@@ -46,7 +46,10 @@ void build_matmul(OpBuilder& b, Kind kind) {
   // GPUs: the 128x128 kernel, and split-K (the partial GEMMs of either kernel, then the reduce pass).
   const webgpu::GemmTuning& gt = b.device().tuning().gemm;
   const bool gpu = cfg.kind == GemmConfig::Kind::Tiled;
-  const uint32_t big_min = gpu ? gt.big_min_tiles : 0, split_target = gpu && rank == 2 ? gt.split_target_workgroups : 0;
+  // gemm_big at every size where the policy has it (big_min_tiles > 0): with split-K making up the workgroups it
+  // measured fastest at the ViT's 197 and 1576 rows (H200 run 22; tuning.h).
+  const uint32_t big_min = gpu && gt.big_min_tiles ? 1 : 0;
+  const uint32_t split_target = gpu && rank == 2 ? gt.split_target_workgroups : 0;
   const GemmConfig big_cfg = gemm_big_config();
   // Partials for up to kGemmMaxSplits slices of the output at its build dims, at most 64 MiB (gemm_splits caps S
   // by the scratch's size at every execute, so larger live dims only split less).
