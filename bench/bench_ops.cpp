@@ -11,6 +11,7 @@
 //                        WGRT_GEMM_MMQ_TILE the int8 tiles)
 //   block-format GEMM    BM_GemmGgml: wgrt.linear_ggml (Q4_K, Q6_K) at M = 512 on the GEMM route (the int8
 //                        kernel on GPUs with packed dot products) for K x N = 2048x2048, 2048x512, 2048x8192
+//   addmm (f32)          ViT-B/16's linear shapes at M = 197 and 1576 (B [K, N]; the mm kernel and split-K rule)
 //   vec4 copy            the code bytes of each q4 weight (capped at the binding limit): the bandwidth reference
 //   vec4 read            the total bytes of each q4 GEMV (read only, nothing stored): the read ceiling
 // Counters: GB/s (bytes the kernel must read, plus written for copy), GFLOP/s (2 M N K), and a summary line
@@ -286,6 +287,25 @@ void BM_Gemm(benchmark::State& st) {
   st.SetLabel(q4 ? "q4gsw" : "f32");
 }
 
+// aten.addmm (bias [N] + a [M, K] @ b [K, N], B in its natural [K, N] layout): the f32 GEMM at the ViT's moderate M
+// (the ONNX importer's MatMul + bias Add); the kernel and split-K are the tuning policy's (WGRT_GEMM_BIG,
+// WGRT_GEMM_SPLITK sweep them).
+void BM_Addmm(benchmark::State& st) {
+  const int64_t M = st.range(0), K = st.range(1), N = st.range(2);
+  Graph g;
+  ValueId a = g.input("a", DType::F32, {M, K});
+  ValueId w = g.constant("w", DType::F32, {K, N}, ConstantData::from_vector(random_vec<float>(size_t(N * K), -1.0f, 1.0f)));
+  ValueId bias = g.constant("bias", DType::F32, {N}, ConstantData::from_vector(random_vec<float>(size_t(N), -1.0f, 1.0f)));
+  ValueId out = g.tensor_like(DType::F32, "out");
+  g.output(out);
+  g.op("aten.addmm.default", {bias, a, w, g.real(1.0), g.real(1.0), out}, "addmm");
+  auto exe = ExecutableGraph::build(std::move(g), dev());
+  auto av = random_vec<float>(size_t(M * K), -1.0f, 1.0f);
+  exe->set_input(a, {M, K}, std::span<const float>(av));
+  double sec = run(st, *exe);
+  set_counters(st, sec, double(N * K * 4 + M * K * 4 + M * N * 4), 2.0 * double(M * N * K));
+}
+
 }  // namespace
 
 // The GEMVs run first. On the H200 a large buffer measured 2-3x slower in some processes when it was
@@ -311,6 +331,9 @@ BENCHMARK(BM_Gemm)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Args({512, 2048, 512, 1});
 BENCHMARK(BM_GemmGgml)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->ArgsProduct({{12, 14}, {2048}, {2048, 512, 8192}, {512}, {1}});
+// ViT-B/16's linear layers at batch 1 and 8 (197 and 1576 tokens): qkv, attention out, MLP up, MLP down.
+BENCHMARK(BM_Addmm)->UseManualTime()->Unit(benchmark::kMicrosecond)
+    ->ArgsProduct({{197, 1576}, {768}, {2304, 768, 3072}})->Args({197, 3072, 768})->Args({1576, 3072, 768});
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);

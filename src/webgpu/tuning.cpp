@@ -66,6 +66,9 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // CPU drivers emulate workgroup memory and barriers and gather every lane-varying load (gemm_cpu.wgsl).
   if (f.cpu_adapter && t.gemm_cpu_supported) t.gemm.kind = GemmTuning::Kind::Cpu;
   t.gemm.big_min_tiles = 64;
+  // mm / addmm split K below 512 workgroups on GPUs (H200 run 22: ViT-B/16 batch 1 9.7 -> 5.2 ms with gemm_big and
+  // 512, 5.4 with 256; the 197-row linear shapes 78-92 us vs 149-553 unsplit); CPU adapters keep gemm_cpu.wgsl.
+  t.gemm.split_target_workgroups = f.cpu_adapter ? 0 : 512;
   t.gemm.mmq_min_tiles = !f.cpu_adapter && f.packed_dot ? 1 : 0;
   // Block formats: the same rule (on CPU adapters their prefill stays on the GEMV layers, unchanged).
   t.gemm.mmq_ggml_min_tiles = t.gemm.mmq_min_tiles;
@@ -99,7 +102,9 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
           "none (unset WGRT_GEMM or use tiled)");
     const uint32_t big = t.gemm.big_min_tiles, mmq = t.gemm.mmq_min_tiles;  // WGRT_GEMM picks the kernel;
     const uint32_t mmq_ggml = t.gemm.mmq_ggml_min_tiles;                   // WGRT_GEMM_BIG/_MMQ the tile rules
+    const uint32_t split = t.gemm.split_target_workgroups;
     t.gemm = *o.gemm;
+    t.gemm.split_target_workgroups = split;
     t.gemm.big_min_tiles = big;
     t.gemm.mmq_min_tiles = mmq;
     t.gemm.mmq_ggml_min_tiles = mmq_ggml;
@@ -117,6 +122,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (o.gemm_mmq_ggml_min_tiles) t.gemm.mmq_ggml_min_tiles = *o.gemm_mmq_ggml_min_tiles;
   if (o.gemm_mmq_tile) t.gemm_mmq_forced = *o.gemm_mmq_tile;
   if (o.gemm_mmq_target_workgroups) t.gemm_mmq_target_workgroups = *o.gemm_mmq_target_workgroups;
+  if (o.gemm_split_target) t.gemm.split_target_workgroups = *o.gemm_split_target;
   if (o.max_binding_bytes && *o.max_binding_bytes < t.max_binding_bytes) t.max_binding_bytes = *o.max_binding_bytes;
   if (o.submit_chunk) t.submit_chunk = *o.submit_chunk;
   if (o.decode_pipeline) t.decode_pipeline = *o.decode_pipeline;
@@ -145,6 +151,10 @@ std::string Tuning::describe() const {
   s += gemm.kind == GemmTuning::Kind::Cpu ? fmt::format("GEMM kernel: cpu (rq {}, wg {})\n", gemm.rq, gemm.wg)
                                           : fmt::format("GEMM kernel: tiled (linear: 128x128 register blocks from {} tiles)\n",
                                                         gemm.big_min_tiles);
+  if (gemm.kind == GemmTuning::Kind::Tiled)
+    s += gemm.split_target_workgroups
+             ? fmt::format("split-K GEMM (mm / addmm) below {} workgroups\n", gemm.split_target_workgroups)
+             : std::string("split-K GEMM: off\n");
   s += gemm.mmq_min_tiles ? fmt::format("int8 GEMM (q4 linear prefill) from {} tiles\n", gemm.mmq_min_tiles)
                           : std::string("int8 GEMM: off\n");
   s += gemm_mmq_forced ? fmt::format("int8 GEMM tile (forced): {}x{}, {} blocks per slice, conversion {}\n",

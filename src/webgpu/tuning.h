@@ -23,7 +23,8 @@
 //     dot products (keeps the fused norm inside the GEMV; routes whose staging does not fit workgroup memory take
 //     the quantize pass, 1), off on CPU adapters (lavapipe measured the f32 decode faster).
 //   GEMM: the Cpu kernel (gemm_cpu.wgsl, rq 4, wg 64) on CPU adapters with subgroups of >= 8 lanes, else
-//     Tiled (gemm.wgsl); Tiled linear layers with >= 64 output tiles of 128x128 take gemm_big.wgsl.
+//     Tiled (gemm.wgsl); Tiled linear layers with >= 64 128x128 output tiles take gemm_big.wgsl, mm / addmm / bmm
+//     always (big_min_tiles > 0); Tiled mm / addmm (batch 1) below 512 workgroups split K (gemm_splits).
 //   Int8 GEMM (q4gsw linear prefill): on GPUs with packed_4x8_integer_dot_product from 1 output tile (every
 //     GEMM-route q4 linear); off on CPU adapters (lavapipe keeps gemm_cpu.wgsl; WGRT_GEMM_MMQ forces it).
 //   Int8 GEMM for block formats (linear_ggml prefill, gemm_mmq_ggml.wgsl): the same rule (WGRT_GEMM_MMQ_GGML;
@@ -96,6 +97,10 @@ struct GemmTuning {
   // int8 kernel (gemm_mmq_ggml.wgsl) from this many 128x128 output tiles (0: never; needs packed int8 dot
   // products); otherwise GPUs take gemm_big.wgsl's block-format loader in f32 and CPU adapters the GEMV layers.
   uint32_t mmq_ggml_min_tiles = 0;
+  // Tiled: aten.mm / addmm (batch 1) whose output has fewer workgroups than this split K into up to 16 slices
+  // run as a batch, then sum the partials (ops/linear/gemm.h gemm_splits; 0: never). WebGPU does not report
+  // the adapter's compute units: the target stands for ~4 workgroups per SM of a big GPU (H200: 132 SMs).
+  uint32_t split_target_workgroups = 0;
   bool operator==(const GemmTuning&) const = default;
 };
 
@@ -136,6 +141,7 @@ struct TuningOverrides {
   std::optional<uint32_t> gemm_mmq_ggml_min_tiles;  // WGRT_GEMM_MMQ_GGML = tiles (0 = off)
   std::optional<MmqTile> gemm_mmq_tile;           // WGRT_GEMM_MMQ_TILE = TM,TN[,KB[,CVT]]
   std::optional<uint32_t> gemm_mmq_target_workgroups;  // WGRT_GEMM_MMQ_TARGET = workgroups (0: always 128x128)
+  std::optional<uint32_t> gemm_split_target;      // WGRT_GEMM_SPLITK = workgroups (0 = off)
 };
 
 // Parses the tuning variables through `get` (name -> value or nullptr; std::getenv by default). Throws

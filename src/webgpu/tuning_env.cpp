@@ -130,6 +130,11 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     if (!l) bad("WGRT_GEMM_MMQ_TARGET", *v, "a whole number of workgroups (0 = always 128x128 tiles)");
     o.gemm_mmq_target_workgroups = uint32_t((*l)[0]);
   }
+  if (auto v = get("WGRT_GEMM_SPLITK")) {
+    auto l = parse_list(*v, 1, 1, uint64_t(1) << 31);
+    if (!l) bad("WGRT_GEMM_SPLITK", *v, "a whole number of workgroups below which mm / addmm split K (0 = off)");
+    o.gemm_split_target = uint32_t((*l)[0]);
+  }
   if (auto v = get("WGRT_SDPA")) {
     if (*v == "flash") o.sdpa_legacy = false;
     else if (*v == "legacy") o.sdpa_legacy = true;

@@ -35,14 +35,21 @@ webgpu::TuningOverrides gemm_overrides(const std::string& v) {
   return webgpu::parse_tuning_env([&](const char* name) { return std::string(name) == "WGRT_GEMM" ? v.c_str() : nullptr; });
 }
 
-// The device's tuning policy with the GEMM kernel `v` ("tiled", "cpu", "cpu,RQ,WG"; "tiled+big": tiled, and
-// the linear layers always on the register-blocked 128x128 kernel) for its lifetime.
+// The device's tuning policy with the GEMM kernel `v` ("tiled", "cpu", "cpu,RQ,WG"; "+big": tiled, and the
+// linear layers and mm / addmm / bmm always on the register-blocked 128x128 kernel; "+split": mm / addmm split K
+// wherever gemm_splits finds a split) for its lifetime. Without "+split" nothing splits.
 struct ScopedGemm {
-  static webgpu::Tuning with(const std::string& v) {
+  static webgpu::Tuning with(std::string v) {
     webgpu::Tuning t = gpu().tuning();
-    const bool big = v.ends_with("+big");
-    t.gemm = *gemm_overrides(big ? v.substr(0, v.size() - 4) : v).gemm;
+    auto take = [&](const std::string& suffix) {
+      const bool has = v.ends_with(suffix);
+      if (has) v.resize(v.size() - suffix.size());
+      return has;
+    };
+    const bool split = take("+split"), big = take("+big");
+    t.gemm = *gemm_overrides(v).gemm;
     t.gemm.big_min_tiles = big ? 1 : 0;
+    t.gemm.split_target_workgroups = split ? 1u << 30 : 0;
     return t;
   }
   explicit ScopedGemm(const std::string& v) : scoped(gpu(), with(v)) {}
@@ -50,7 +57,7 @@ struct ScopedGemm {
 };
 
 std::vector<std::string> configs() {
-  std::vector<std::string> c{"tiled", "tiled+big"};
+  std::vector<std::string> c{"tiled", "tiled+big", "tiled+split", "tiled+big+split"};
   if (gpu().tuning().gemm_cpu_supported) c.insert(c.end(), {"cpu", "cpu,1,8", "cpu,3,24", "cpu,2,256"});
   return c;
 }
@@ -167,6 +174,65 @@ TEST(GemmConfig, LinearBigTileOddSizes) {
   EXPECT_EQ(dump.substr(at, dump.find('\n', at) - at).find("inactive"), std::string::npos) << dump;
 }
 
+// Split-K (aten.mm / addmm, batch 1) on both GPU kernels: K with divisors giving slices of >= 32 (S = 3, 10, 16 and
+// 2 at one row), one past the tiles in M and N, addmm with alpha, beta and a [N] / [M, 1] bias applied once in the
+// reduce pass; that the split dispatches ran; and a bmm (never split) beside it.
+TEST(GemmConfig, MmAddmmSplitK) {
+  for (const char* cfg : {"tiled+split", "tiled+big+split"}) {
+    ScopedGemm scoped(cfg);
+    uint32_t seed = 40;
+    for (auto [M, K, N, S] : std::vector<std::tuple<int64_t, int64_t, int64_t, uint32_t>>{
+             {65, 96, 129, 3}, {5, 320, 7, 10}, {130, 1024, 131, 16}, {1, 64, 3, 2}}) {
+      EXPECT_EQ(ops::gemm_splits(1, uint32_t(K), uint64_t(M * N), 1u << 30, uint64_t(1) << 30), S);
+      auto a = ref::random_floats(size_t(M * K), seed++), b = ref::random_floats(size_t(K * N), seed++);
+      auto bias = ref::random_floats(size_t(M % 2 ? N : M), seed++);
+      const auto prod = vref::bmm(a, b, 1, M, K, N);
+      OneOp o;
+      ValueId cv = o.constant(M % 2 ? Dims{N} : Dims{M, 1}, bias);
+      ValueId av = o.input({M, K}, a), bv = o.input({K, N}, b);
+      o.build("aten.addmm.default", {cv, av, bv, o.g.real(0.75), o.g.real(-1.25)});
+      std::vector<float> want(size_t(M * N));
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n)
+          want[size_t(m * N + n)] = float(0.75 * bias[size_t(M % 2 ? n : m)] - 1.25 * prod[size_t(m * N + n)]);
+      expect_close(o.run(), want, kAbs, kRel, fmt::format("{}: addmm M {} K {} N {}", cfg, M, K, N));
+      const std::string dump = o.exe->dump();
+      const size_t at = dump.find("gemm_splitk_reduce.wgsl:main");
+      ASSERT_NE(at, std::string::npos) << dump;
+      EXPECT_EQ(dump.substr(at, dump.find('\n', at) - at).find("inactive"), std::string::npos) << dump;
+      OneOp mm;
+      ValueId am = mm.input({M, K}, a), bm = mm.input({K, N}, b);
+      mm.build("aten.mm.default", {am, bm});
+      expect_close(mm.run(), prod, kAbs, kRel, fmt::format("{}: mm M {} K {} N {}", cfg, M, K, N));
+    }
+    auto a = ref::random_floats(2 * 9 * 64, 7), b = ref::random_floats(2 * 64 * 5, 8);
+    OneOp o;
+    ValueId av = o.input({2, 9, 64}, a), bv = o.input({2, 64, 5}, b);
+    o.build("aten.bmm.default", {av, bv});
+    expect_close(o.run(), vref::bmm(a, b, 2, 9, 64, 5), kAbs, kRel, std::string(cfg) + ": bmm");
+  }
+  // The rule: no split at or above the target, none without a divisor giving >= 32-k slices, capped at 16 and by
+  // the partials' bytes.
+  EXPECT_EQ(ops::gemm_splits(256, 768, 1000, 256, 1u << 30), 1u);
+  EXPECT_EQ(ops::gemm_splits(36, 768, 197 * 2304, 256, 1u << 30), 8u);  // ViT qkv on gemm_big: 288 workgroups
+  EXPECT_EQ(ops::gemm_splits(12, 3072, 197 * 768, 256, 1u << 30), 16u);
+  EXPECT_EQ(ops::gemm_splits(12, 3072, 197 * 768, 256, 4 * 197 * 768 * 4), 4u);
+  EXPECT_EQ(ops::gemm_splits(1, 31, 10, 256, 1u << 30), 1u);
+  EXPECT_EQ(ops::gemm_splits(1, 97, 10, 256, 1u << 30), 1u);  // prime
+  EXPECT_EQ(ops::gemm_splits(10, 768, 10, 0, 1u << 30), 1u);
+  // The policy: split below 512 workgroups on GPUs, off on CPU adapters; WGRT_GEMM_SPLITK sets it.
+  webgpu::DeviceFacts f;
+  EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.split_target_workgroups, 512u);
+  auto env = [](const char* v) {
+    return webgpu::parse_tuning_env([&](const char* name) { return std::string(name) == "WGRT_GEMM_SPLITK" ? v : nullptr; });
+  };
+  EXPECT_EQ(webgpu::Tuning::for_device(f, env("0")).gemm.split_target_workgroups, 0u);
+  EXPECT_EQ(webgpu::Tuning::for_device(f, env("1000")).gemm.split_target_workgroups, 1000u);
+  EXPECT_THROW(env("many"), InvalidArgument);
+  f.cpu_adapter = true;
+  EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.split_target_workgroups, 0u);
+}
+
 TEST(GemmConfig, ParseRuleAndGrid) {
   {
     const ops::GemmConfig c = ops::gemm_config(*gemm_overrides("cpu,3,24").gemm);
@@ -196,7 +262,7 @@ TEST(GemmConfig, ParseRuleAndGrid) {
   f.cpu_adapter = false;
   f.subgroup_min = 32;
   EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.kind, webgpu::GemmTuning::Kind::Tiled);
-  EXPECT_EQ(webgpu::Tuning::for_device(f, gemm_overrides("cpu,2,16")).gemm, (webgpu::GemmTuning{webgpu::GemmTuning::Kind::Cpu, 2, 16, 64}));
+  EXPECT_EQ(webgpu::Tuning::for_device(f, gemm_overrides("cpu,2,16")).gemm, (webgpu::GemmTuning{webgpu::GemmTuning::Kind::Cpu, 2, 16, 64, 0, 0, 512}));
   // The 128x128 kernel's rule: from 64 output tiles; WGRT_GEMM_BIG sets it (0 = never), WGRT_GEMM keeps it.
   EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.big_min_tiles, 64u);
   auto big = [](const char* v) {

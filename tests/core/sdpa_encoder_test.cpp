@@ -214,3 +214,59 @@ TEST(SdpaEncoder, BadArgumentsThrow) {
     o.build("et_vk.sdpa.default", {q, k, v, o.g.none(), o.g.none()});
   }, "k 'in1'");
 }
+
+// wgrt.sdpa_qkv: q, k, v read in place from a packed [B, S, 3, H, D] projection and the output written as [B, S, H,
+// D], under each GEMM kernel (the two-level (b, h) batch of the GEMMs), against the double reference on the
+// unpacked heads; one graph at smaller live B and S; bad arguments.
+TEST(SdpaEncoder, PackedQkvAgainstReference) {
+  struct Case {
+    int64_t B, S, H, D;
+    double scale;
+  };
+  auto run_case = [](OneOp& o, const Case& c, uint32_t seed) {
+    const int64_t hd = c.H * c.D;
+    auto x = ref::random_floats(size_t(c.B * c.S * 3 * hd), seed, -2.0f, 2.0f);
+    std::vector<float> q, k, v;  // [B, H, S, D]
+    for (int j = 0; j < 3; ++j)
+      for (int64_t b = 0; b < c.B; ++b)
+        for (int64_t h = 0; h < c.H; ++h)
+          for (int64_t s = 0; s < c.S; ++s)
+            for (int64_t d = 0; d < c.D; ++d)
+              (j == 0 ? q : j == 1 ? k : v).push_back(x[size_t(((b * c.S + s) * 3 + j) * hd + h * c.D + d)]);
+    const double sc = c.scale < 0 ? 1.0 / std::sqrt(double(c.D)) : c.scale;
+    const auto heads = vref::sdpa(q, k, v, {}, c.B * c.H, c.S, c.S, c.D, c.D, sc);
+    std::vector<float> want(heads.size());
+    for (int64_t b = 0; b < c.B; ++b)
+      for (int64_t h = 0; h < c.H; ++h)
+        for (int64_t s = 0; s < c.S; ++s)
+          for (int64_t d = 0; d < c.D; ++d)
+            want[size_t((b * c.S + s) * hd + h * c.D + d)] = heads[size_t(((b * c.H + h) * c.S + s) * c.D + d)];
+    o.input_dims[0].second = {c.B, c.S, 3 * hd};
+    o.input_data[0] = x;
+    const auto got = o.run();
+    ASSERT_EQ(o.out_dims(), (Dims{c.B, c.S, hd}));
+    expect_close(got, want, 2e-5, 1e-4, fmt::format("B{} S{} H{} D{} scale {}", c.B, c.S, c.H, c.D, c.scale));
+  };
+  auto make = [](const Case& c) {
+    auto o = std::make_unique<OneOp>();
+    ValueId x = o->input({c.B, c.S, 3 * c.H * c.D}, {});
+    o->build("wgrt.sdpa_qkv.default", {x, o->g.int_value(c.H), c.scale < 0 ? o->g.none() : o->g.real(c.scale)});
+    return o;
+  };
+  wgrt::test::for_each_gemm_kernel([&] {
+    uint32_t seed = 300;
+    for (const Case& c : std::vector<Case>{{1, 1, 1, 1, -1}, {2, 5, 3, 8, -1}, {3, 70, 2, 16, 0.37}, {2, 67, 4, 12, -1}}) {
+      auto o = make(c);
+      run_case(*o, c, seed++);
+    }
+    auto o = make({3, 70, 2, 16, 0.37});  // built at B 3, S 70; run smaller
+    run_case(*o, {1, 33, 2, 16, 0.37}, seed++);
+    run_case(*o, {2, 1, 2, 16, 0.37}, seed++);
+  });
+  using wgrt::test::expect_error;
+  expect_error<InvalidArgument>([] {
+    OneOp o;
+    ValueId x = o.input({1, 4, 20}, {});
+    o.build("wgrt.sdpa_qkv.default", {x, o.g.int_value(3), o.g.none()});
+  }, "3 * heads * head dim");
+}

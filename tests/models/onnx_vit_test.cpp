@@ -15,7 +15,8 @@
 // class agrees.
 //
 // Depth 2 (same ops and widths, 15.7M parameters) runs at batch 1 and batch 2 through one loaded model (the
-// batch is symbolic: host-folded Shape/Gather/Concat subgraphs feed the Reshapes); the full ViT-B/16
+// batch is symbolic: host-folded Shape/Gather/Concat subgraphs feed the Reshapes), and its lowered graph has the
+// attention on the packed projection (wgrt.sdpa_qkv, no head copies); the full ViT-B/16
 // (depth 12, 86.6M parameters, 347 MB of generated external data) runs at batch 1.
 #include <gtest/gtest.h>
 
@@ -25,6 +26,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "formats/onnx/onnx_file.h"
+#include "models/onnx_graph/onnx_graph.h"
 #include "support/onnx_oracle.h"
 #include "support/paths.h"
 #include "wgrt/onnx.h"
@@ -104,6 +107,17 @@ TEST(OnnxVit, ReducedDepthMatchesOnnxRuntimeAtTwoBatchSizes) {
   EXPECT_EQ(m->inputs()[0].dim_params[0], "batch");
   check_batch(*m, file, dir, 1, 7, 5e-5f);
   check_batch(*m, file, dir, 2, 8, 5e-5f);
+  // Each block's attention is one wgrt.sdpa_qkv on the packed qkv projection: no head split (Transpose, three
+  // Gathers) or merge (Transpose) copies; the one permute left is the patch embedding's flatten.
+  onnx::HostTensor x;
+  x.dims = {1, 3, 224, 224};
+  const onnx::BuiltGraph g = onnx::build_onnx_graph(onnx::load_model(file), {{"pixels", x}});
+  auto count = [&](const std::string& op) {
+    return std::count_if(g.graph.nodes().begin(), g.graph.nodes().end(), [&](const auto& n) { return n.op == op; });
+  };
+  EXPECT_EQ(count("wgrt.sdpa_qkv.default"), 2);
+  EXPECT_EQ(count("et_vk.sdpa.default"), 0);
+  EXPECT_EQ(count("aten.permute_copy.default"), 1);
   fs::remove_all(dir);
 }
 

@@ -20,6 +20,12 @@
 //             passes over k and the scores). Conditions: q, k, v float device tensors of rank 3 ([B, T, D], as
 //             one head) or 4 ([B, H, T, D]) with equal leading dims (no broadcast), the Transpose swapping the
 //             last two axes only, the Softmax over the last axis, c a host-known positive float scalar.
+//             Packed form (timm / torchvision ViT): q, k, v = Gather(t, 0 | 1 | 2, axis 0) of t = Transpose(Reshape(
+//             qkv, [B, S, 3, H, D]), perm [2, 0, 3, 1, 4]) and the result read as Reshape(Transpose(y, perm
+//             [0, 2, 1, 3]), [B, S, H * D]) -> wgrt.sdpa_qkv(qkv, H, scale) (q, k, v read in place, the output
+//             written in the merged layout: no head split or merge copies). Conditions: qkv a float device tensor
+//             [B, S, 3 * H * D], the shapes host-known (0 / -1 entries resolved as Reshape does), the indices host-known
+//             scalars 0, 1, 2, the intermediates read only inside the pattern; otherwise node by node.
 // WGRT_NO_PATTERN_FUSION=1 turns them all off (build_onnx_graph).
 #pragma once
 #include <cstddef>
@@ -39,6 +45,12 @@ struct PatternMatch {
   std::string w, b;                  // linear: the MatMul's B and the Add's other operand; attention: k and v
   std::string scale, one, half;      // GELU: the Div/Mul constant, the 1 of the Add and the 0.5; attention: scale ("" none)
   bool scale_is_mul = false;         // GELU: x * (1 / sqrt 2) rather than x / sqrt 2; attention: Mul, not Div
+  // Attention on a packed projection (below): the Reshape's input and target shape, the three Gathers' index
+  // inputs (q, k, v order), the Transpose nodes' indices (split, merge) and the merge Reshape's target shape.
+  std::string qkv, qkv_shape, out_shape;
+  std::string gather_idx[3];
+  size_t split_t = 0, merge_t = 0;
+  size_t key_t = 0;  // attention: the key Transpose's index
 };
 
 // Matches with disjoint node sets, in node order.

@@ -14,6 +14,12 @@
 //     chunks of SPLIT_KEYS (256) across workgroups (sdpa_encoder_split.wgsl writes per-chunk max, sum and
 //     partial outputs to scratch),
 //     then sdpa_encoder_combine.wgsl merges them (flash-decoding style log-sum-exp merge).
+// wgrt.sdpa_qkv.default(qkv [B, S, 3 * H * D] f32, heads int H, scale double | None, out [B, S, H * D] f32)
+//   the same attention (no mask, Sq = Skv = S) with q, k, v read in place from a packed projection: row (b, s) of
+//   qkv holds q, k, v one after the other, each H heads of D ([B, S, 3, H, D]: timm / torchvision ViT's qkv
+//   linear), and the output written as [B, S, H, D], the layout the output projection reads: no head split or
+//   merge copies. Route 0 only (self-attention never meets the split route's rows <= 512 with >= 1024 keys);
+//   the GEMMs address the heads through GemmParams' two-level batch (b, h). B and S may change between executes.
 // Grids fold past 65,535 workgroups (softmax, split and combine are 1-D); the GEMM grid's z = B*H must stay
 // within maxComputeWorkgroupsPerDimension. B, Sq, Skv may change between executes; H, D, Dv must stay.
 // Errors: InvalidArgument naming the node (ranks, shape mismatches, mask not broadcastable), LimitError when
@@ -73,6 +79,127 @@ struct Chunk {
   DispatchRef qk, sm, av;
 };
 
+// Element offsets of a [B, H, S, D] operand with d contiguous: (b, h, s, d) at off + b * sb + h * sh + s * ss + d.
+struct HeadLayout {
+  uint32_t off = 0, sb = 0, sh = 0, ss = 0;
+};
+HeadLayout contiguous_heads(int64_t H, int64_t S, int64_t D) {
+  return {0, uint32_t(H * S * D), uint32_t(S * D), uint32_t(D)};
+}
+
+// Route 0's dispatches: per chunk of `crow` query rows, q k^T into the scores scratch, the softmax, scores v.
+struct GemmRoute {
+  std::vector<Chunk> chunks;
+  int64_t crow = 0;
+  uint64_t row_bytes = 0;  // one query row of scores for all B*H at the build-time sizes
+  GemmConfig cfg;
+};
+
+GemmRoute build_gemm_route(OpBuilder& b, Binding qb, Binding kb, Binding vb, Binding mb, Binding ob, int64_t BH,
+                           int64_t Sq, int64_t Skv) {
+  GemmRoute g;
+  const uint64_t bound =
+      std::min<uint64_t>(b.device().tuning().sdpa_encoder_score_bytes, b.device().limits().maxStorageBufferBindingSize);
+  g.row_bytes = uint64_t(BH) * uint64_t(Skv) * 4;
+  g.cfg = gemm_config(b.device());
+  if (g.row_bytes > bound)
+    throw LimitError(b.where() + fmt::format("one query row of scores for B*H = {} and Skv = {} takes {} bytes, beyond the "
+                                             "scratch bound {}", BH, Skv, g.row_bytes, bound));
+  g.crow = std::min<int64_t>(Sq, int64_t(bound / g.row_bytes));
+  ScratchRef scores = b.scratch(uint64_t(g.crow) * g.row_bytes, "sdpa scores");
+  const int64_t n = (Sq + g.crow - 1) / g.crow;
+  for (int64_t c = 0; c < n; ++c) {
+    Chunk ch;
+    ch.qk_u = b.uniform<GemmParams>();
+    ch.sm_u = b.uniform<SoftmaxParams>();
+    ch.av_u = b.uniform<GemmParams>();
+    ch.qk = b.dispatch(gemm_kernel(g.cfg, false, true), {qb, kb, qb, qb, scores, ch.qk_u}, 0);
+    ch.sm = b.dispatch({"ops/attention/sdpa_encoder_softmax.wgsl", "main", {}, {}}, {scores, mb, ch.sm_u}, 0);
+    ch.av = b.dispatch(gemm_kernel(g.cfg, false, false), {Binding(scores), vb, qb, qb, ob, ch.av_u}, 0);
+    g.chunks.push_back(ch);
+  }
+  return g;
+}
+
+// Route 0's uniforms and grids at the live sizes, q / k / v / out addressed through their layouts (the GEMMs' batch
+// is B * H as the two-level batch (b, h), GemmParams::zdiv = H).
+template <typename Ctx>
+void resize_gemm_route(Ctx& r, const GemmRoute& g, HeadLayout q, HeadLayout k, HeadLayout v, HeadLayout o, int64_t H,
+                       int64_t bh, int64_t sq, int64_t skv, int64_t D, int64_t Dv, double scale, bool has_mask,
+                       MaskStrides ms) {
+  if (uint64_t(bh) > r.max_workgroups_per_dim())
+    r.fail("B*H = {} exceeds the GEMM grid limit {}", bh, r.max_workgroups_per_dim());
+  // Query rows per chunk at the live sizes: as many as the build-time scratch (crow rows at B*H*Skv max)
+  // holds. Live B*H*Skv <= its build-time value, so step >= crow and ceil(sq / step) <= chunks.size().
+  const int64_t step = std::max<int64_t>(
+      1, std::min<int64_t>(sq, int64_t(uint64_t(g.crow) * g.row_bytes / (uint64_t(bh) * uint64_t(skv) * 4))));
+  if ((sq + step - 1) / step > int64_t(g.chunks.size()))
+    r.fail("live sizes need {} query-row chunks, {} were built", (sq + step - 1) / step, g.chunks.size());
+  for (size_t c = 0; c < g.chunks.size(); ++c) {
+    const Chunk& ch = g.chunks[c];
+    const int64_t i0 = int64_t(c) * step;
+    const int64_t mc = std::max<int64_t>(0, std::min<int64_t>(step, sq - i0));
+    const uint32_t score_sb = uint32_t(mc * skv);  // scores [B, H, mc, skv]
+    GemmParams qk;
+    qk.M = uint32_t(mc);
+    qk.N = uint32_t(skv);
+    qk.K = uint32_t(D);
+    qk.batch = uint32_t(bh);
+    qk.zdiv = uint32_t(H);
+    qk.a_off = q.off + uint32_t(i0) * q.ss;
+    qk.a_sb = q.sh;
+    qk.a_sbo = q.sb;
+    qk.a_sm = q.ss;
+    qk.a_sk = 1;
+    qk.b_off = k.off;
+    qk.b_sb = k.sh;
+    qk.b_sbo = k.sb;
+    qk.b_sk = 1;
+    qk.b_sn = k.ss;
+    qk.c_sb = score_sb;
+    qk.c_sbo = score_sb * uint32_t(H);
+    qk.c_sm = uint32_t(skv);
+    qk.c_sn = 1;
+    qk.alpha = float(scale);
+    qk.beta = 0.0f;
+    r.set_uniform(ch.qk_u, qk);
+    GemmParams av;
+    av.M = uint32_t(mc);
+    av.N = uint32_t(Dv);
+    av.K = uint32_t(skv);
+    av.batch = uint32_t(bh);
+    av.zdiv = uint32_t(H);
+    av.a_sb = score_sb;
+    av.a_sbo = score_sb * uint32_t(H);
+    av.a_sm = uint32_t(skv);
+    av.a_sk = 1;
+    av.b_off = v.off;
+    av.b_sb = v.sh;
+    av.b_sbo = v.sb;
+    av.b_sk = v.ss;
+    av.b_sn = 1;
+    av.c_off = o.off + uint32_t(i0) * o.ss;  // this chunk's rows of out
+    av.c_sb = o.sh;
+    av.c_sbo = o.sb;
+    av.c_sm = o.ss;
+    av.c_sn = 1;
+    av.beta = 0.0f;
+    r.set_uniform(ch.av_u, av);
+    SoftmaxParams sm{uint32_t(bh * mc), uint32_t(std::max<int64_t>(mc, 1)), uint32_t(skv), uint32_t(i0), uint32_t(H),
+                     has_mask, ms.b, ms.h, ms.i, ms.j, 0, 0};
+    r.set_uniform(ch.sm_u, sm);
+    if (mc == 0) {
+      r.set_grid(ch.qk, {0, 1, 1});
+      r.set_grid(ch.av, {0, 1, 1});
+      r.set_workgroups(ch.sm, 0);
+      continue;
+    }
+    r.set_grid(ch.qk, gemm_grid(g.cfg, qk, r.max_workgroups_per_dim()));
+    r.set_grid(ch.av, gemm_grid(g.cfg, av, r.max_workgroups_per_dim()));
+    r.set_workgroups(ch.sm, uint64_t(bh * mc));
+  }
+}
+
 void build_sdpa(OpBuilder& b) {
   b.check_args(6);
   b.check_dtype(5, DType::F32);
@@ -106,30 +233,7 @@ void build_sdpa(OpBuilder& b) {
   const Binding mb = has_mask ? Binding::tensor(b.arg(3)) : qb;
 
   // Route 0: chunks of query rows.
-  uint64_t bound = std::min<uint64_t>(tune.sdpa_encoder_score_bytes, b.device().limits().maxStorageBufferBindingSize);
-  const uint64_t row_bytes = uint64_t(BH) * uint64_t(Skv) * 4;
-  std::vector<Chunk> chunks;
-  int64_t crow = 0;
-  const GemmConfig gemm_cfg = gemm_config(b.device());
-  if (forced != SdpaEncoderRoute::Split) {
-    if (row_bytes > bound)
-      throw LimitError(b.where() + fmt::format("one query row of scores for B*H = {} and Skv = {} takes {} bytes, beyond the "
-                                               "scratch bound {}", BH, Skv, row_bytes, bound));
-    crow = std::min<int64_t>(Sq, int64_t(bound / row_bytes));
-    ScratchRef scores = b.scratch(uint64_t(crow) * row_bytes, "sdpa scores");
-    const int64_t n = (Sq + crow - 1) / crow;
-    for (int64_t c = 0; c < n; ++c) {
-      Chunk ch;
-      ch.qk_u = b.uniform<GemmParams>();
-      ch.sm_u = b.uniform<SoftmaxParams>();
-      ch.av_u = b.uniform<GemmParams>();
-      ch.qk = b.dispatch(gemm_kernel(gemm_cfg, false, true), {qb, kb, qb, qb, scores, ch.qk_u}, 0);
-      ch.sm = b.dispatch({"ops/attention/sdpa_encoder_softmax.wgsl", "main", {}, {}},
-                         {scores, mb, ch.sm_u}, 0);
-      ch.av = b.dispatch(gemm_kernel(gemm_cfg, false, false), {Binding(scores), vb, qb, qb, ob, ch.av_u}, 0);
-      chunks.push_back(ch);
-    }
-  }
+  const GemmRoute gr = forced != SdpaEncoderRoute::Split ? build_gemm_route(b, qb, kb, vb, mb, ob, BH, Sq, Skv) : GemmRoute{};
   // Route 1: split-K, SPLIT_KEYS keys per workgroup (the kernel's constant).
   const webgpu::KernelSpec split_spec{"ops/attention/sdpa_encoder_split.wgsl", "main", {}, {}};
   const int64_t split_keys = webgpu::PipelineCache::value(split_spec, "SPLIT_KEYS");
@@ -172,54 +276,40 @@ void build_sdpa(OpBuilder& b) {
       r.select_route(1);
       return;
     }
-    if (uint64_t(bh) > r.max_workgroups_per_dim())
-      r.fail("B*H = {} exceeds the GEMM grid limit {}", bh, r.max_workgroups_per_dim());
     r.select_route(0);
-    // Query rows per chunk at the live sizes: as many as the build-time scratch (crow rows at B*H*Skv max)
-    // holds. Live B*H*Skv <= its build-time value, so step >= crow and ceil(sq / step) <= chunks.size().
-    const int64_t step = std::max<int64_t>(
-        1, std::min<int64_t>(sq, int64_t(uint64_t(crow) * row_bytes / (uint64_t(bh) * uint64_t(skv) * 4))));
-    if ((sq + step - 1) / step > int64_t(chunks.size()))
-      r.fail("live sizes need {} query-row chunks, {} were built", (sq + step - 1) / step, chunks.size());
-    for (size_t c = 0; c < chunks.size(); ++c) {
-      const int64_t i0 = int64_t(c) * step;
-      const int64_t mc = std::max<int64_t>(0, std::min<int64_t>(step, sq - i0));
-      GemmParams qk;
-      qk.M = uint32_t(mc);
-      qk.N = uint32_t(skv);
-      qk.K = uint32_t(D);
-      qk.batch = uint32_t(bh);
-      qk.a_off = uint32_t(i0 * D);
-      qk.a_sb = uint32_t(sq * D);
-      qk.a_sm = uint32_t(D);
-      qk.a_sk = 1;
-      qk.b_sb = uint32_t(skv * D);
-      qk.b_sk = 1;
-      qk.b_sn = uint32_t(D);
-      qk.c_sb = uint32_t(mc * skv);
-      qk.c_sm = uint32_t(skv);
-      qk.c_sn = 1;
-      qk.alpha = float(scale);
-      qk.beta = 0.0f;
-      r.set_uniform(chunks[c].qk_u, qk);
-      GemmParams av = contiguous_gemm(uint32_t(mc), uint32_t(Dv), uint32_t(skv), uint32_t(bh));
-      av.c_off = uint32_t(i0 * Dv);  // this chunk's rows of out [bh, sq, Dv]
-      av.c_sb = uint32_t(sq * Dv);
-      av.beta = 0.0f;
-      r.set_uniform(chunks[c].av_u, av);
-      SoftmaxParams sm{uint32_t(bh * mc), uint32_t(std::max<int64_t>(mc, 1)), uint32_t(skv), uint32_t(i0), uint32_t(H),
-                       has_mask, ms.b, ms.h, ms.i, ms.j, 0, 0};
-      r.set_uniform(chunks[c].sm_u, sm);
-      if (mc == 0) {
-        r.set_grid(chunks[c].qk, {0, 1, 1});
-        r.set_grid(chunks[c].av, {0, 1, 1});
-        r.set_workgroups(chunks[c].sm, 0);
-        continue;
-      }
-      r.set_grid(chunks[c].qk, gemm_grid(gemm_cfg, qk, r.max_workgroups_per_dim()));
-      r.set_grid(chunks[c].av, gemm_grid(gemm_cfg, av, r.max_workgroups_per_dim()));
-      r.set_workgroups(chunks[c].sm, uint64_t(bh * mc));
-    }
+    resize_gemm_route(r, gr, contiguous_heads(H, sq, D), contiguous_heads(H, skv, D), contiguous_heads(H, skv, Dv),
+                      contiguous_heads(H, sq, Dv), H, bh, sq, skv, D, Dv, scale, has_mask, ms);
+  });
+}
+
+// wgrt.sdpa_qkv: route 0 on the packed projection; q / k / v / out element strides of the layouts in the header.
+void build_sdpa_qkv(OpBuilder& b) {
+  b.check_args(4);
+  b.check_dtype(0, DType::F32);
+  b.check_dtype(3, DType::F32);
+  b.check_rank(0, 3, 3);
+  const Dims xd = b.tensor(0).dims;
+  const int64_t H = b.int_arg(1);
+  b.check(H > 0 && xd[2] > 0 && xd[2] % (3 * H) == 0,
+          "qkv '{}' {}: the last dim must be 3 * heads * head dim, with heads = {}", b.tensor(0).name, dims_str(xd), H);
+  const int64_t D = xd[2] / (3 * H);
+  b.check(numel(xd) < (int64_t(1) << 32), "qkv '{}' {}: too many elements for 32-bit indexing", b.tensor(0).name,
+          dims_str(xd));
+  b.check(xd[0] > 0 && xd[1] > 0, "qkv '{}' {} has no rows", b.tensor(0).name, dims_str(xd));
+  const double scale = b.is_none(2) ? 1.0 / std::sqrt(double(D)) : b.real_arg(2);
+  const Binding x = Binding::tensor(b.arg(0)), o = Binding::tensor(b.arg(3));
+  const GemmRoute gr = build_gemm_route(b, x, x, x, x, o, xd[0] * H, xd[1], xd[1]);
+  b.on_resize([=](ResizeContext& r) {
+    const Dims d = r.tensor(0).dims;
+    if (d.size() != 3 || d[2] != 3 * H * D || d[1] <= 0)
+      r.fail("qkv '{}' has live dims {}; they must be [B, S > 0, {}]", r.tensor(0).name, dims_str(d), 3 * H * D);
+    const int64_t s = d[1];
+    r.set_dims(3, {d[0], s, H * D});
+    const uint32_t row = uint32_t(3 * H * D), hd = uint32_t(H * D), sd = uint32_t(D);
+    const uint32_t xb = uint32_t(s) * row;
+    const HeadLayout q{0, xb, sd, row}, k{hd, xb, sd, row}, v{2 * hd, xb, sd, row}, out{0, uint32_t(s) * hd, sd, hd};
+    r.select_route(0);
+    resize_gemm_route(r, gr, q, k, v, out, H, d[0] * H, s, s, D, D, scale, false, MaskStrides{});
   });
 }
 
@@ -231,6 +321,9 @@ void register_sdpa_encoder_ops(OpRegistry& r) {
   k.insert(k.end(), {"ops/attention/sdpa_encoder_softmax.wgsl:main", "ops/attention/sdpa_encoder_split.wgsl:main",
                      "ops/attention/sdpa_encoder_combine.wgsl:main"});
   r.add({"et_vk.sdpa.default", build_sdpa, k, true});
+  std::vector<std::string> packed = gemm_kernel_names();
+  packed.push_back("ops/attention/sdpa_encoder_softmax.wgsl:main");
+  r.add({"wgrt.sdpa_qkv.default", build_sdpa_qkv, packed, true});
 }
 
 }  // namespace wgrt::ops

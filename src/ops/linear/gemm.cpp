@@ -39,10 +39,21 @@ webgpu::KernelSpec gemm_kernel(const GemmConfig& cfg, bool q4, bool b_k_fast, bo
   return k;
 }
 
-webgpu::KernelSpec gemm_big_kernel(bool q4, bool scale_f16) {
+webgpu::KernelSpec gemm_big_kernel(bool q4, bool scale_f16, bool b_k_fast) {
   webgpu::KernelSpec k{"ops/linear/gemm_big.wgsl", "main", {{"B_MODE", q4 ? 1.0 : 0.0}}, {}};
   if (q4 && scale_f16) k.constants.push_back({"SCALE_F16", 1.0});
+  if (!q4 && !b_k_fast) k.constants.push_back({"B_KFAST", 0.0});
   return k;
+}
+
+webgpu::KernelSpec gemm_splitk_reduce_kernel() { return {"ops/linear/gemm_splitk_reduce.wgsl", "main", {}, {}}; }
+
+uint32_t gemm_splits(uint64_t workgroups, uint32_t K, uint64_t MN, uint32_t target, uint64_t max_partial_bytes) {
+  if (target == 0 || workgroups == 0 || workgroups >= target || MN == 0) return 1;
+  const uint64_t want = std::min<uint64_t>(div_up(target, workgroups), kGemmMaxSplits);
+  for (uint64_t s = want; s > 1; --s)
+    if (K % s == 0 && K / s >= 32 && s * MN * 4 <= max_partial_bytes) return uint32_t(s);
+  return 1;
 }
 
 GemmConfig gemm_big_config() {

@@ -40,12 +40,17 @@ struct GemmParams {
   uint32_t b_off = 0, b_sb = 0, b_sk = 1, b_sn = 0;  // q4: b_sn = row stride in words (K/8)
   uint32_t c_off = 0, c_sb = 0, c_sm = 0, c_sn = 1;
   uint32_t bias_off = 0, bias_sb = 0, bias_sm = 0, bias_sn = 1;
-  uint32_t has_bias = 0, group = 32, s_sn = 0, pad0 = 0;  // q4: group size, scales row stride (K/G)
+  uint32_t has_bias = 0, group = 32, s_sn = 0;  // q4: group size, scales row stride (K/G)
+  // Two-level batch (f32 kernels gemm.wgsl, gemm_cpu.wgsl, gemm_big.wgsl): with zdiv > 0, batch entry z is
+  // (z / zdiv, z % zdiv) and an operand's batch offset is (z / zdiv) * x_sbo + (z % zdiv) * x_sb (e.g. [B, S, H, D]
+  // heads read as batch B * H); zdiv 0: z * x_sb. The bias is always z * bias_sb.
+  uint32_t zdiv = 0;
   float alpha = 1.0f, beta = 1.0f;
-  uint32_t pad1 = 0, pad2 = 0;
+  uint32_t a_sbo = 0, b_sbo = 0, c_sbo = 0, pad0 = 0, pad1 = 0, pad2 = 0;
 };
 WGRT_UNIFORM(GemmParams, M, N, K, batch, a_off, a_sb, a_sm, a_sk, b_off, b_sb, b_sk, b_sn, c_off, c_sb, c_sm, c_sn,
-             bias_off, bias_sb, bias_sm, bias_sn, has_bias, group, s_sn, pad0, alpha, beta, pad1, pad2);
+             bias_off, bias_sb, bias_sm, bias_sn, has_bias, group, s_sn, zdiv, alpha, beta, a_sbo, b_sbo, c_sbo, pad0,
+             pad1, pad2);
 
 // Batched row-major C[b] = A[b] · B[b] with contiguous A [batch, M, K], B [batch, K, N], C [batch, M, N]
 // (no bias, alpha 1, beta 1); callers adjust offsets and strides from there.
@@ -84,8 +89,21 @@ webgpu::KernelSpec gemm_kernel(const GemmConfig& cfg, bool q4, bool b_k_fast = t
 
 // The register-blocked 128x128 kernel (ops/linear/gemm_big.wgsl; GPUs, linear layers with many output tiles,
 // tuning gemm.big_min_tiles): B loaders f32 [N, K] (k fast) or q4gsw (K % 16 == 0, group % 16 == 0).
-webgpu::KernelSpec gemm_big_kernel(bool q4, bool scale_f16 = false);
+// b_k_fast false (f32 only): B is [K, N] (n fast, aten.mm / addmm / bmm) and is staged along n.
+webgpu::KernelSpec gemm_big_kernel(bool q4, bool scale_f16 = false, bool b_k_fast = true);
 GemmConfig gemm_big_config();  // Kind Tiled with the big kernel's tile (for gemm_grid)
+
+// Split-K (GPUs; aten.mm / addmm whose output has fewer workgroups than the policy's
+// gemm.split_target_workgroups): the GEMM kernel runs as a batch of S partial products over K / S slices of k
+// into scratch [S, M, N] (no alpha, bias or epilogue), then ops/linear/gemm_splitk_reduce.wgsl sums them and
+// stores through the epilogue; bindings 0 partials, 1 bias, 2 c, 3 GemmParams (the final ones, with K = S);
+// 256 invocations per workgroup, one per output (ResizeContext::set_invocations with M * N).
+webgpu::KernelSpec gemm_splitk_reduce_kernel();
+// S for an output of `workgroups` workgroups (batch 1) over K: 1 when workgroups >= target (or target 0), else
+// the largest divisor S of K with S <= ceil(target / workgroups), S <= kGemmMaxSplits, K / S >= 32 (slices
+// long enough to amortize the partial's store) and S * M * N * 4 <= max_partial_bytes (1 if none is > 1).
+constexpr uint32_t kGemmMaxSplits = 16;
+uint32_t gemm_splits(uint64_t workgroups, uint32_t K, uint64_t MN, uint32_t target, uint64_t max_partial_bytes);
 
 // The int8 prefill GEMM (ops/linear/gemm_mmq.wgsl; GPUs with packed_4x8_integer_dot_product, q4gsw linear
 // layers, tuning gemm.mmq_min_tiles): A is x quantized per 32-k block by quantize_q8_kernel() into two scratch

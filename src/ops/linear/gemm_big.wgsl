@@ -7,7 +7,8 @@
 // in workgroup memory (2 x 8 KiB). Grid: x = ceil(N/128), y = ceil(M/128) (batches past the z limit folded
 // into y, gemm_grid), z = batch. Out-of-range rows/cols/k are loaded as zeros and not written: any M, N, K.
 // B loaders (override B_MODE): 0 f32 data bound as u32 words, B(z,k,n) = b[b_off + z*b_sb + k*b_sk + n*b_sn],
-// consecutive invocations on consecutive k (weights [N, K]); 1 q4gsw weights (ops/linear/q4gsw.h), B(k,n) =
+// consecutive invocations on consecutive k (weights [N, K]; override B_KFAST false: on consecutive n, for B
+// [K, N] as aten.mm / addmm read it); 1 q4gsw weights (ops/linear/q4gsw.h), B(k,n) =
 // W[n][k], b_sn = row stride in words, s_sn = scales row stride, requires K % 16 == 0 and group % 16 == 0;
 // 2 ggml block-format weights (ops/linear/ggml_decode.wgsl, override WTYPE), B(k,n) = W[n][k] decoded from
 // row n's raw blocks at byte n * b_sn (b_sn = row bytes), 8 consecutive k per decode (ggml_run8); requires
@@ -20,6 +21,7 @@ const KS = 16u;       // k per staged slice
 #include "ops/linear/gemm_epilogue_none.wgsl"
 
 override B_MODE : u32 = 0u;
+override B_KFAST : bool = true;  // B_MODE 0: stage B with consecutive invocations on consecutive k (else n)
 
 fn ggml_word(i : u32) -> u32 { return b[i]; }
 #include "ops/linear/ggml_decode.wgsl"
@@ -47,8 +49,12 @@ fn load_b_slice(k0 : u32, n0 : u32, lid : u32, b_base : u32) {
   if (B_MODE == 0u) {
     for (var i = 0u; i < 8u; i++) {
       let e = lid + 256u * i;
-      let nn = e / KS;
-      let kk = e % KS;
+      var nn = e / KS;
+      var kk = e % KS;
+      if (!B_KFAST) {
+        nn = e % TILE_N;
+        kk = e / TILE_N;
+      }
       let gn = n0 + nn;
       let gk = k0 + kk;
       var v = 0.0;
@@ -103,8 +109,8 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   for (var i = 0u; i < 16u; i++) {
     acc[i] = vec4<f32>(0.0);
   }
-  let a_base = p.a_off + z * p.a_sb;
-  let b_base = p.b_off + z * p.b_sb;
+  let a_base = p.a_off + gemm_batch_offset(z, p.a_sb, p.a_sbo);
+  let b_base = p.b_off + gemm_batch_offset(z, p.b_sb, p.b_sbo);
   for (var k0 = 0u; k0 < p.K; k0 += KS) {
     load_a_slice(k0, m0, lid, a_base);
     load_b_slice(k0, n0, lid, b_base);
@@ -133,5 +139,5 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     }
     workgroupBarrier();
   }
-  gemm_store_8x8(acc, m0, n0, tx, ty, p.c_off + z * p.c_sb, p.bias_off + z * p.bias_sb);
+  gemm_store_8x8(acc, m0, n0, tx, ty, p.c_off + gemm_batch_offset(z, p.c_sb, p.c_sbo), p.bias_off + z * p.bias_sb);
 }

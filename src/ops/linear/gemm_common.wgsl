@@ -7,8 +7,18 @@ struct Params {
   b_off : u32, b_sb : u32, b_sk : u32, b_sn : u32,
   c_off : u32, c_sb : u32, c_sm : u32, c_sn : u32,
   bias_off : u32, bias_sb : u32, bias_sm : u32, bias_sn : u32,
-  has_bias : u32, group : u32, s_sn : u32, _pad0 : u32,
-  alpha : f32, beta : f32, _pad1 : u32, _pad2 : u32,
+  has_bias : u32, group : u32, s_sn : u32, zdiv : u32,
+  alpha : f32, beta : f32, a_sbo : u32, b_sbo : u32,
+  c_sbo : u32, _pad0 : u32, _pad1 : u32, _pad2 : u32,
+}
+
+// Batch entry z's element offset of an operand with batch strides sb (inner) and sbo (outer): z * sb, or with
+// the two-level batch (p.zdiv > 0) (z / zdiv) * sbo + (z % zdiv) * sb (GemmParams in gemm.h).
+fn gemm_batch_offset(z : u32, sb : u32, sbo : u32) -> u32 {
+  if (p.zdiv == 0u) {
+    return z * sb;
+  }
+  return (z / p.zdiv) * sbo + (z % p.zdiv) * sb;
 }
 
 // The batch z and the output tile origin (m0, n0) of a workgroup on the grid (ceil(N/tile_n), ceil(M/tile_m) *

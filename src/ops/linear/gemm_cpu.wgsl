@@ -16,7 +16,7 @@ var<private> sc : f32;     // q4: the group's scale
 var<private> off : f32;    // q4: -8 * sc
 
 fn b_begin(nc : u32, z : u32) {
-  b_col = p.b_off + z * p.b_sb + nc * p.b_sn;
+  b_col = p.b_off + gemm_batch_offset(z, p.b_sb, p.b_sbo) + nc * p.b_sn;
   kw = p.b_off + nc * p.b_sn;
   ks = nc * p.s_sn;
 }

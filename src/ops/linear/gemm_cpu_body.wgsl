@@ -62,7 +62,7 @@ fn store_quad(acc : vec4<f32>, m : u32, n : u32, z : u32) {
       if (p.has_bias != 0u) {
         v += p.beta * bias[p.bias_off + z * p.bias_sb + gm * p.bias_sm + n * p.bias_sn];
       }
-      c[p.c_off + z * p.c_sb + gm * p.c_sm + n * p.c_sn] = gemm_epilogue(v);
+      c[p.c_off + gemm_batch_offset(z, p.c_sb, p.c_sbo) + gm * p.c_sm + n * p.c_sn] = gemm_epilogue(v);
     }
   }
 }
@@ -88,7 +88,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   var acc1 = vec4<f32>(0.0);
   var acc2 = vec4<f32>(0.0);
   var acc3 = vec4<f32>(0.0);
-  let a_base = p.a_off + z * p.a_sb;
+  let a_base = p.a_off + gemm_batch_offset(z, p.a_sb, p.a_sbo);
   let klast = p.K - 1u;
   b_begin(nc, z);
   for (var k0 = 0u; k0 < p.K; k0 += 8u) {

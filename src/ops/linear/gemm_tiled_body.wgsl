@@ -36,8 +36,8 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   for (var i = 0u; i < 4u; i++) {
     acc[i] = vec4<f32>(0.0);
   }
-  let a_base = p.a_off + z * p.a_sb;
-  let b_base = p.b_off + z * p.b_sb;
+  let a_base = p.a_off + gemm_batch_offset(z, p.a_sb, p.a_sbo);
+  let b_base = p.b_off + gemm_batch_offset(z, p.b_sb, p.b_sbo);
   for (var k0 = 0u; k0 < p.K; k0 += 32u) {
     for (var i = 0u; i < 8u; i++) {
       let e = lid + 256u * i;
@@ -63,7 +63,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     }
     workgroupBarrier();
   }
-  let c_base = p.c_off + z * p.c_sb;
+  let c_base = p.c_off + gemm_batch_offset(z, p.c_sb, p.c_sbo);
   let bias_base = p.bias_off + z * p.bias_sb;
   for (var i = 0u; i < 4u; i++) {
     let gm = m0 + ty * 4u + i;
