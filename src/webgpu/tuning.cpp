@@ -69,6 +69,8 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // The fused layer body: fewer dispatches is the GPU lever (Dawn's 1.9 us floor, no overlap); on lavapipe it
   // measured no faster (within the noise of a loaded 2-core machine), so CPU adapters keep the separate ops.
   t.fused_gemv = !f.cpu_adapter;
+  // Prefill attention rows per invocation (sdpa_flash_prefill.wgsl): more, smaller blocks fill a GPU's SMs.
+  t.sdpa_prefill_rpt = f.cpu_adapter ? 4 : 1;
 
   if (o.q4_gemv) {
     // i8 and sg where the device cannot run them: the op falls back (i8 -> wg); sg without subgroups is ignored.
@@ -94,6 +96,10 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (o.sdpa_legacy) t.sdpa_legacy = *o.sdpa_legacy;
   if (o.sdpa_prefill_rpt) t.sdpa_prefill_rpt = *o.sdpa_prefill_rpt;
   if (o.sdpa_decode_kernel) t.sdpa_decode_kernel = *o.sdpa_decode_kernel;
+  if (o.sdpa_prefill_split) {
+    t.sdpa_prefill_split_min_chunk = (*o.sdpa_prefill_split)[0];
+    t.sdpa_prefill_split_target_workgroups = (*o.sdpa_prefill_split)[1];
+  }
   if (o.sdpa_split) {
     t.sdpa_split_min_context = (*o.sdpa_split)[0];
     t.sdpa_split_min_chunk = (*o.sdpa_split)[1];
@@ -141,8 +147,12 @@ std::string Tuning::describe() const {
                    sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash",
                    sdpa_decode_kernel ? " (decode kernel where D % 4 == 0)" : "", sdpa_split_min_context,
                    sdpa_split_min_chunk, sdpa_split_target_workgroups, prefill_chunk);
-  s += sdpa_prefill_rpt ? fmt::format("prefill attention: register-blocked, {} rows per block (D % 4 == 0, D <= 64)\n",
-                                      16 * sdpa_prefill_rpt)
+  s += sdpa_prefill_rpt ? fmt::format("prefill attention: register-blocked, {} rows per block (D % 4 == 0, D <= 64); {}\n",
+                                      16 * sdpa_prefill_rpt,
+                                      sdpa_prefill_split_target_workgroups
+                                          ? fmt::format("keys split below {} workgroups (chunks >= {} keys)",
+                                                        sdpa_prefill_split_target_workgroups, sdpa_prefill_split_min_chunk)
+                                          : std::string("no key split"))
                         : std::string("prefill attention: wide flash route\n");
   s += fmt::format("submit chunk: {}; decode pipeline: {}; sampling: {}\n",
                    submit_chunk ? fmt::format("{} dispatches", submit_chunk) : std::string("one submit per execute"),

@@ -114,6 +114,7 @@ struct TuningOverrides {
   std::optional<uint32_t> sdpa_prefill_rpt;       // WGRT_SDPA_PREFILL = 0 | 1 | 2 | 4 (rows per invocation, 0: off)
   std::optional<bool> sdpa_decode_kernel;         // WGRT_SDPA_DECODE = 0 | 1
   std::optional<std::array<int64_t, 3>> sdpa_split;  // WGRT_SDPA_SPLIT = MIN_CONTEXT,MIN_CHUNK,TARGET_WORKGROUPS
+  std::optional<std::array<int64_t, 2>> sdpa_prefill_split;  // WGRT_SDPA_PREFILL_SPLIT = MIN_CHUNK,TARGET_WORKGROUPS
   std::optional<uint32_t> gemm_big_min_tiles;     // WGRT_GEMM_BIG = tiles (0 = off)
   std::optional<uint32_t> gemm_mmq_min_tiles;     // WGRT_GEMM_MMQ = tiles (0 = off)
   std::optional<uint32_t> gemm_mmq_ggml_min_tiles;  // WGRT_GEMM_MMQ_GGML = tiles (0 = off)
@@ -152,7 +153,16 @@ struct Tuning {
   bool sdpa_legacy = false;                  // scores-in-scratch route (sdpa.wgsl) where its scratch fits
   // Prefill (S > 1, D % 4 == 0, D <= 64): the register-blocked kernel (sdpa_flash_prefill.wgsl) with this many
   // query rows per invocation (blocks of 16 * rpt rows; 1, 2 or 4) instead of the wide route; 0: off.
+  // for_device: 4 on CPU adapters (fewest K/V tile loads per row; best on lavapipe), 1 on GPUs (4x the
+  // workgroups: a 512-token chunk of a GQA-4 model gives 8 kv heads x 32 blocks = 256 workgroups at 4, under two
+  // per SM on a 132-SM H200; H200 run 22 measured pp2048 8817 tok/s at 1 vs 7860 at 4).
   uint32_t sdpa_prefill_rpt = 4;
+  // Prefill split-KV on that kernel (plan_flash): where its B * Hkv * blocks workgroups are fewer than
+  // sdpa_prefill_split_target_workgroups (0: never split), the keys are split into chunks of at least
+  // sdpa_prefill_split_min_chunk keys (rounded up to its 32-key tiles; at most 8 splits), merged by a combine
+  // dispatch. The split scratch is sized at build only when the target is > 0 then.
+  int64_t sdpa_prefill_split_min_chunk = 256;
+  int64_t sdpa_prefill_split_target_workgroups = 0;
   bool sdpa_decode_kernel = true;            // decode (S == 1, D % 4 == 0) on sdpa_decode.wgsl, else sdpa_flash.wgsl
   SdpaEncoderRoute sdpa_encoder_route = SdpaEncoderRoute::Auto;
   uint64_t sdpa_encoder_score_bytes = uint64_t(64) << 20;  // GEMM route: score scratch bound (query-row chunks)
