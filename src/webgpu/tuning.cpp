@@ -71,6 +71,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   t.fused_gemv = !f.cpu_adapter;
   // Prefill attention rows per invocation (sdpa_flash_prefill.wgsl): more, smaller blocks fill a GPU's SMs.
   t.sdpa_prefill_rpt = f.cpu_adapter ? 4 : 1;
+  t.sdpa_prefill_max_d = f.cpu_adapter ? 64 : 128;
 
   if (o.q4_gemv) {
     // i8 and sg where the device cannot run them: the op falls back (i8 -> wg); sg without subgroups is ignored.
@@ -147,8 +148,8 @@ std::string Tuning::describe() const {
                    sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash",
                    sdpa_decode_kernel ? " (decode kernel where D % 4 == 0)" : "", sdpa_split_min_context,
                    sdpa_split_min_chunk, sdpa_split_target_workgroups, prefill_chunk);
-  s += sdpa_prefill_rpt ? fmt::format("prefill attention: register-blocked, {} rows per block (D % 4 == 0, D <= 64); {}\n",
-                                      16 * sdpa_prefill_rpt,
+  s += sdpa_prefill_rpt ? fmt::format("prefill attention: register-blocked, {} rows per block (D % 4 == 0, D <= {}); {}\n",
+                                      16 * sdpa_prefill_rpt, sdpa_prefill_max_d,
                                       sdpa_prefill_split_target_workgroups
                                           ? fmt::format("keys split below {} workgroups (chunks >= {} keys)",
                                                         sdpa_prefill_split_target_workgroups, sdpa_prefill_split_min_chunk)

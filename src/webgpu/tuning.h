@@ -151,7 +151,8 @@ struct Tuning {
   int64_t sdpa_split_target_workgroups = 512;  // ... enough chunks for about this many workgroups
   int64_t sdpa_narrow_max_rows = 4;          // narrow blocks (4 rows) when S * Hq/Hkv <= this, else 16-row blocks
   bool sdpa_legacy = false;                  // scores-in-scratch route (sdpa.wgsl) where its scratch fits
-  // Prefill (S > 1, D % 4 == 0, D <= 64): the register-blocked kernel (sdpa_flash_prefill.wgsl) with this many
+  // Prefill (S > 1, D % 4 == 0, D <= sdpa_prefill_max_d): the register-blocked kernel (sdpa_flash_prefill.wgsl)
+  // (halved where its workgroup memory would not fit) with this many
   // query rows per invocation (blocks of 16 * rpt rows; 1, 2 or 4) instead of the wide route; 0: off.
   // for_device: 4 on CPU adapters (fewest K/V tile loads per row; best on lavapipe), 1 on GPUs (4x the
   // workgroups: a 512-token chunk of a GQA-4 model gives 8 kv heads x 32 blocks = 256 workgroups at 4, under two
@@ -161,6 +162,9 @@ struct Tuning {
   // sdpa_prefill_split_target_workgroups (0: never split), the keys are split into chunks of at least
   // sdpa_prefill_split_min_chunk keys (rounded up to its 32-key tiles; at most 8 splits), merged by a combine
   // dispatch. The split scratch is sized at build only when the target is > 0 then.
+  // Head dims up to this take that kernel (<= 128; for_device: 128 on GPUs, 64 on CPU adapters, where D 80-128
+  // is unmeasured against the wide route), larger ones the wide / narrow flash routes.
+  int64_t sdpa_prefill_max_d = 64;
   int64_t sdpa_prefill_split_min_chunk = 256;
   int64_t sdpa_prefill_split_target_workgroups = 0;
   bool sdpa_decode_kernel = true;            // decode (S == 1, D % 4 == 0) on sdpa_decode.wgsl, else sdpa_flash.wgsl

@@ -1,9 +1,9 @@
 // llama.sdpa_with_kv_cache on the register-blocked prefill route (sdpa_flash_prefill.wgsl, tuning
 // sdpa_prefill_rpt) against the double-precision reference (reference/attention_ref.h): prompt lengths around
 // its 32-key tiles and 16/32/64-row blocks (2, 17, 63, 64, 65, 129, 513), chunks after earlier tokens (pos > 0)
-// on one graph, decode steps in between (S = 1 must leave the route), GQA groups 1, 4 and 7, head dims 8, 36
-// and 64 (the route's; 80 and 128 must keep the wide route), B = 2, causal and non-causal, every rows-per-
-// invocation variant and the route off; its split-KV variant (keys split across workgroups, the combine
+// on one graph, decode steps in between (S = 1 must leave the route), GQA groups 1, 4 and 7, head dims 8, 36,
+// 64, 80 and 128 (the route's up to sdpa_prefill_max_d; 37, 132 and D > max_d keep the wide route), B = 2,
+// causal and non-causal, every rows-per-invocation variant and the route off; its split-KV variant (keys split across workgroups, the combine
 // dispatch) at lengths 1, 31, 33, 63, 65, 511, 513 after earlier tokens, GQA 1/4/8, chunks of 32-256 keys.
 // Tolerance: |gpu - ref| <= 1e-4 + 1e-3 |ref| (expect_attn_close).
 #include <gtest/gtest.h>
@@ -29,9 +29,10 @@ struct SplitRule {
   int64_t min_chunk = 256, target = 0;
 };
 
-webgpu::Tuning with_prefill(uint32_t rpt, SplitRule split = {}) {
+webgpu::Tuning with_prefill(uint32_t rpt, SplitRule split = {}, int64_t max_d = 128) {
   webgpu::Tuning t = gpu().tuning();
   t.sdpa_prefill_rpt = rpt;
+  t.sdpa_prefill_max_d = max_d;
   t.sdpa_prefill_split_min_chunk = split.min_chunk;
   t.sdpa_prefill_split_target_workgroups = split.target;
   return t;
@@ -49,12 +50,13 @@ std::string name(const Case& c) {
 // Runs the steps (lengths, positions following each other from 0) on one graph built with prefill rows per
 // invocation `rpt` (0: off), checking each output and whether the prefill kernel ran.
 // With a split rule, checks that the combine dispatch ran where the plan splits (the keys span several chunks).
-void run_steps(const Case& c, uint32_t rpt, const std::vector<int64_t>& lengths, SplitRule split = {}) {
-  webgpu::ScopedTuning scoped(gpu(), with_prefill(rpt, split));
+void run_steps(const Case& c, uint32_t rpt, const std::vector<int64_t>& lengths, SplitRule split = {},
+               int64_t max_d = 128) {
+  webgpu::ScopedTuning scoped(gpu(), with_prefill(rpt, split, max_d));
   int64_t s_max = 1, ctx = 0;
   for (int64_t S : lengths) s_max = std::max(s_max, S), ctx += S;
   Sdpa t(c.B, s_max, c.Hq, c.Hkv, c.D, ctx + 3, c.causal);
-  const bool claims = rpt > 0 && c.D % 4 == 0 && c.D <= 64;
+  const bool claims = rpt > 0 && c.D % 4 == 0 && c.D <= std::min<int64_t>(max_d, 128);
   int32_t pos = 0;
   for (int64_t S : lengths) {
     auto st = t.make_step(S, pos);
@@ -146,10 +148,22 @@ TEST(SdpaPrefill, SplitRuleFollowsTheTarget) {
   }
 }
 
-// Head dims the kernel does not claim keep the wide route (and its values).
-TEST(SdpaPrefill, UnclaimedHeadDimsKeepTheWideRoute) {
-  for (Case c : {Case{1, 4, 1, 80, true}, Case{1, 4, 2, 128, true}, Case{1, 4, 1, 37, true}})
-    run_steps(c, 4, {17, 1, 65});
+// Head dims 80 and 128 (fewer rows per invocation where 64-row blocks would not fit the workgroup memory, no V
+// tile), split or not; dims the kernel does not claim (not a multiple of 4, above 128, above the policy's
+// sdpa_prefill_max_d) keep the wide / narrow routes (and their values).
+TEST(SdpaPrefill, HeadDimsUpTo128AndUnclaimed) {
+  for (uint32_t rpt : {1u, 4u}) {
+    run_steps(Case{1, 4, 1, 80, true}, rpt, {17, 1, 65});
+    run_steps(Case{1, 8, 2, 128, true}, rpt, {33, 1, 65, 129});
+  }
+  run_steps(Case{1, 4, 1, 128, true}, 2, {63, 1, 65, 129}, {32, 1 << 20});
+  run_steps(Case{2, 4, 4, 128, false}, 1, {33, 65}, {64, 1 << 20});
+  for (Case c : {Case{1, 4, 1, 37, true}, Case{1, 4, 1, 132, true}}) run_steps(c, 4, {17, 1, 65});
+  run_steps(Case{1, 4, 1, 80, true}, 4, {17, 1, 65}, {}, 64);
+  webgpu::DeviceFacts gpu_facts, cpu_facts;
+  cpu_facts.cpu_adapter = true;
+  EXPECT_EQ(webgpu::Tuning::for_device(gpu_facts, {}).sdpa_prefill_max_d, 128);
+  EXPECT_EQ(webgpu::Tuning::for_device(cpu_facts, {}).sdpa_prefill_max_d, 64);
 }
 
 TEST(SdpaPrefill, EnvironmentKnob) {

@@ -16,7 +16,8 @@
 //     query heads of a kv head share its K/V loads; decode splits the keys across workgroups (split-KV) and
 //     merges the partials in a combine dispatch;
 //   prefill (sdpa_flash_prefill.wgsl, tuning sdpa_prefill_rpt): register-blocked flash attention for S > 1,
-//     D % 4 == 0, D <= 64, blocks of 16 * rpt query rows; replaces the wide route there; its keys split across
+//     D % 4 == 0, D <= sdpa_prefill_max_d (<= 128), blocks of 16 * rpt query rows (fewer where its workgroup
+//     memory would not fit); replaces the wide route there; its keys split across
 //     workgroups (tuning sdpa_prefill_split_*) where the blocks are too few, merged by its combine dispatch;
 //   decode (sdpa_decode.wgsl, S == 1, D % 4 == 0, tuning sdpa_decode_kernel): min(G, 8) query heads of one kv
 //     head per workgroup over one key chunk (K/V rows read once, as vec4), keys split by the same rule from the
@@ -79,6 +80,14 @@ constexpr uint64_t kMaxSplits = 64;  // key splits per decode row (partials scra
 constexpr int64_t kPrefillMaxSplits = 8;  // key splits per prefill row (partials scratch bound)
 constexpr int64_t kPrefillTile = 32;      // sdpa_flash_prefill.wgsl BC: a split's keys are whole tiles
 constexpr int64_t kPrefillCombineRows = 4;  // sdpa_flash_prefill.wgsl combine CR
+constexpr int64_t kPrefillMaxD = 128;       // sdpa_flash_prefill.wgsl D4 <= 32
+
+// sdpa_flash_prefill.wgsl's workgroup memory at rpt rows per invocation (BR = 16 * rpt) and head dim D: Qs
+// [BR][D/4 + 1], the K / p tile [32][max(D/4 + 1, 17)], with vtile the V tile [32][D/4] (vec4), Mx [BR][8] f32.
+uint64_t prefill_workgroup_bytes(uint64_t rpt, int64_t D, bool vtile) {
+  const uint64_t br = 16 * rpt, qst = uint64_t(D / 4 + 1);
+  return 16 * (br * qst + 32 * std::max<uint64_t>(qst, 17) + (vtile ? 32 * uint64_t(D / 4) : 0)) + 4 * br * 8;
+}
 
 struct FlashPlan {
   int route;
@@ -183,8 +192,12 @@ void build_sdpa(OpBuilder& b, bool ext) {
   // key splits (partials [B*S*Hq][splits][D/4 + 1] vec4, in the same scratch as decode's), built only where the
   // policy splits then, at most what one binding holds.
   const webgpu::Tuning& build_tu = b.device().tuning();
-  const uint32_t prefill_rpt = build_tu.sdpa_prefill_rpt;
-  const bool prefill_ok = !ext && D % 4 == 0 && D <= 64 && prefill_rpt > 0;
+  // Rows per invocation: the policy's, halved until the workgroup memory (without the V tile) fits.
+  const uint64_t wg_limit = b.device().limits().maxComputeWorkgroupStorageSize;
+  uint32_t prefill_rpt = build_tu.sdpa_prefill_rpt;
+  while (prefill_rpt > 1 && prefill_workgroup_bytes(prefill_rpt, D, false) > wg_limit) prefill_rpt /= 2;
+  const bool prefill_ok = !ext && D % 4 == 0 && D <= std::min(build_tu.sdpa_prefill_max_d, kPrefillMaxD) &&
+                          prefill_rpt > 0 && prefill_workgroup_bytes(prefill_rpt, D, false) <= wg_limit;
   const int64_t prefill_rows = prefill_ok ? 16 * int64_t(prefill_rpt) : 0;
   const uint64_t prefill_split_bytes = uint64_t(q[0]) * uint64_t(q[1]) * uint64_t(q[2]) * uint64_t(D / 4 + 1) * 16;
   const int64_t prefill_splits =
@@ -209,11 +222,8 @@ void build_sdpa(OpBuilder& b, bool ext) {
   DispatchRef prefill{}, prefill_merge{};
   if (prefill_ok) {
     const std::string pre = "ops/attention/sdpa_flash_prefill.wgsl";
-    // V tiles in workgroup memory where they fit beside Qs [BR][D4+1], the K / p tile [32][max(D4+1, 17)] and
-    // Mx [BR][8] (sdpa_flash_prefill.wgsl's arrays): 16- and 32-row blocks at D 64 within 32 KiB, not 64.
-    const uint64_t br = 16 * uint64_t(prefill_rpt), qst = uint64_t(D / 4 + 1);
-    const uint64_t wg_bytes = 16 * (br * qst + 32 * std::max<uint64_t>(qst, 17) + 32 * uint64_t(D / 4)) + 4 * br * 8;
-    const double vt = wg_bytes <= b.device().limits().maxComputeWorkgroupStorageSize ? 1 : 0;
+    // V tiles in workgroup memory where they fit too (within 32 KiB: 16- and 32-row blocks at D 64, not 64).
+    const double vt = prefill_workgroup_bytes(prefill_rpt, D, true) <= wg_limit ? 1 : 0;
     prefill = b.dispatch({pre, "main", {{"RPT", double(prefill_rpt)}, {"D4", double(D / 4)}, {"VT", vt}}, {}},
                          {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRoutePrefill);
     prefill_merge = b.dispatch({pre, "combine", {{"D4", double(D / 4)}}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), params},

@@ -1,4 +1,4 @@
-// llama.sdpa_with_kv_cache, register-blocked flash-attention prefill route (S > 1, D % 4 == 0, D <= 64): online
+// llama.sdpa_with_kv_cache, register-blocked flash-attention prefill route (S > 1, D % 4 == 0, D <= 128): online
 // softmax over key tiles, no score buffer. Reference: Dao et al., "FlashAttention" (2022), "FlashAttention-2"
 // (2023: rows owned by invocations, rescale the accumulator once per tile), "Flash-Decoding" (2023: split keys).
 //
@@ -22,7 +22,7 @@
 // Layouts (row-major): q, out [B, S, Hq, D]; k_cache, v_cache [B, C_max, Hkv, D] (bound as vec4: D % 4 == 0);
 // partials [B*S*Hq][nsplit][D4 + 1] vec4: acc, then (m, l, 0, 0) (m in log2 units).
 // Overrides: RPT rows per invocation 4 (BR 64), 2 (BR 32) or 1 (BR 16), the host's blocks follow it; D4 = D / 4
-// (<= 16), which also sizes the workgroup arrays (smaller blocks and heads take less workgroup memory); VT 1:
+// (<= 32; DC = ceil(D4 / TX) vec4 columns per invocation), which also sizes the workgroup arrays (smaller blocks and heads take less workgroup memory); VT 1:
 // stage V tiles too (where the workgroup memory allows: the host's rule), 0: read V from the cache.
 #include "ops/common/index.wgsl"
 
@@ -37,14 +37,14 @@
 #include "ops/attention/sdpa_flash_common.wgsl"
 
 override RPT : u32 = 4u;       // rows per invocation (1, 2 or 4)
-override D4 : u32 = 16u;       // head dim / 4 (<= TX * DC)
+override D4 : u32 = 16u;       // head dim / 4 (<= 32)
 override VT : u32 = 1u;        // 1: V tiles in workgroup memory
 const TX : u32 = 8u;           // key lanes (scores) and vec4 column lanes (P·V) of a row group
 const TY : u32 = 16u;          // row groups
 const WG : u32 = 128u;         // TX * TY
 const KPT : u32 = 4u;          // keys per invocation in the score phase
 const BC : u32 = 32u;          // TX * KPT keys per tile
-const DC : u32 = 2u;           // vec4 columns per invocation in P·V: D4 <= TX * DC = 16
+override DC : u32 = (D4 + TX - 1u) / TX;  // vec4 columns per invocation in P·V (<= 4; RPT * DC <= 16)
 const PS : u32 = 17u;          // KP row stride of the p tile (TY + 1: no bank conflicts on its writes)
 const NEG_INF : f32 = -3.402823e38;
 const LOG2E : f32 = 1.4426950408889634;
@@ -97,14 +97,14 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   }
 
   let t_full = min(visible(j0), k_hi);  // keys of the split every row of the block sees
-  var acc : array<vec4<f32>, 8>;  // [RPT][DC]
+  var acc : array<vec4<f32>, 16>;  // [RPT][DC]
   var m_run : array<f32, 4>;
   var l_run : array<f32, 4>;
   for (var i = 0u; i < 4u; i++) {
     m_run[i] = NEG_INF;
     l_run[i] = 0.0;
   }
-  for (var i = 0u; i < 8u; i++) {
+  for (var i = 0u; i < RPT * DC; i++) {
     acc[i] = vec4<f32>(0.0);
   }
 
