@@ -49,6 +49,7 @@ class BatchLlmImpl final : public BatchLlm {
     go.max_prefill = std::min(o.max_prefill > 0 ? o.max_prefill : dev_->tuning().prefill_chunk, go.context);
     go.weights = o.force_f32 ? WeightPolicy::F32 : WeightPolicy::Auto;
     go.slots = slots;
+    go.fuse = dev_->tuning().fused_gemv;  // the fused layer body at M = rows per step, as Llm (WGRT_FUSED_GEMV)
     if (go.context <= model_ctx) {
       const WGPULimits& lim = dev_->limits();
       check_llama_fits(llama_footprint(weights_, go), lim.maxBufferSize, lim.maxStorageBufferBindingSize,
@@ -60,10 +61,14 @@ class BatchLlmImpl final : public BatchLlm {
     weights_.check_unchanged();
     g_ = {lg.tokens, lg.row_slots, lg.row_pos, lg.out_rows, lg.logits, lg.next_token, lg.sample_params,
           lg.sample_window, lg.sampled, lg.context, lg.max_prefill, lg.weight_bytes};
+    kv_caches_ = lg.kv_caches;
+    const LlamaConfig& c = weights_.config();
+    kv_row_bytes_ = uint64_t(c.n_kv_heads) * uint64_t(c.head_dim) * 4;
     exe_ = ExecutableGraph::build(std::move(lg.graph), *dev_);
     const std::vector<int32_t> empty(size_t(kLlamaSampleWindow), -1);
     exe_->set_input(g_.sample_window, {1, kLlamaSampleWindow}, std::span<const int32_t>(empty));
     slots_ = slots;
+    if (o.profile) exe_->enable_profiling(true);
     dev_->wait_idle();
     load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -77,6 +82,21 @@ class BatchLlmImpl final : public BatchLlm {
     return run_step(rows, out_rows, want_logits, sampling);
   }
   bool gpu_sampling() const override { return dev_->tuning().gpu_sampling; }
+  void copy_prefix(int from, int to, int n) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (from < 0 || from >= slots_ || to < 0 || to >= slots_ || n < 0 || n > context())
+      throw LimitError(fmt::format("copy_prefix: slots {} -> {} of {}, {} positions of {}", from, to, slots_, n, context()));
+    if (from == to) throw InvalidArgument(fmt::format("copy_prefix: slot {} onto itself", from));
+    const uint64_t slot_bytes = uint64_t(context()) * kv_row_bytes_;
+    std::vector<ExecutableGraph::StateCopy> copies;
+    for (ValueId id : kv_caches_) copies.push_back({id, uint64_t(from) * slot_bytes, uint64_t(to) * slot_bytes, uint64_t(n) * kv_row_bytes_});
+    exe_->copy_within(copies);
+    if (to == 0) cached_.clear();  // slot 0's record (eval's prefix reuse) no longer holds
+  }
+  size_t step_dispatches() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stepped_ ? exe_->dispatch_count(true) : 0;
+  }
 
   EvalResult eval(std::span<const int32_t> seq, const EvalOptions& o) override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -140,8 +160,18 @@ class BatchLlmImpl final : public BatchLlm {
   int decode_pending() const override { return 0; }
   bool decode_pipelined() const override { return false; }
   std::unique_lock<std::recursive_mutex> exclusive() override { return std::unique_lock<std::recursive_mutex>(session_mu_); }
-  std::string profile_report() const override { return ""; }
-  std::string profile_trace() const override { return ""; }
+  std::string profile_report() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return exe_->profiler() ? exe_->profiler()->table() : "";
+  }
+  std::string profile_trace() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return exe_->profiler() ? exe_->profiler()->chrome_trace() : "";
+  }
+  void profile_reset() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (exe_->profiler()) exe_->profiler()->reset();
+  }
   std::string graph_dump() const override {
     std::lock_guard<std::mutex> lock(mu_);
     return exe_->dump();
@@ -207,6 +237,7 @@ class BatchLlmImpl final : public BatchLlm {
     exe_->set_input(g_.row_pos, {R}, std::span<const int32_t>(pos));
     exe_->set_input(g_.out_rows, {B}, std::span<const int32_t>(outs));
     exe_->execute();
+    stepped_ = true;
     StepOutput out;
     if (!all) out.argmax = exe_->read_i32(g_.next_token);
     if (any) out.sampled = exe_->read_i32(g_.sampled);
@@ -227,7 +258,10 @@ class BatchLlmImpl final : public BatchLlm {
     uint64_t weight_bytes;
   } g_{};
   int slots_ = 0;
+  std::vector<ValueId> kv_caches_;  // every layer's k_cache, v_cache [slots, C, Hkv, hd]
+  uint64_t kv_row_bytes_ = 0;       // one position of one layer's cache: Hkv * hd f32
   bool params_off_ = false;      // the sample_params input holds no row that is on
+  bool stepped_ = false;         // a step has run (step_dispatches)
   std::vector<int32_t> cached_;  // slot 0's tokens at positions 0.. (eval's prefix reuse)
   double load_seconds_ = 0;
 };

@@ -162,9 +162,9 @@ class Builder {
 
   // The fused layer body applies (LlamaGraphOptions::fuse): every layer matrix q4gsw or in a block format of
   // the fused block GEMV (ops::ggml_gemv_blocks_type: wgrt.linear_ggml_fused), gate/up stackable (same type),
-  // no post-norms, one sequence.
+  // no post-norms (single sequence and serving batch alike: the fused ops take any number of rows).
   bool fusable() {
-    if (!o_.fuse || cfg_.post_norms || o_.slots > 0) return false;
+    if (!o_.fuse || cfg_.post_norms) return false;
     auto fused_kernel = [&](const WeightTensor& t) {
       return keeps_q4(t) || (keeps_blocks(t) && ops::ggml_gemv_blocks_type(int64_t(t.type)));
     };
@@ -289,6 +289,7 @@ class Builder {
       const auto& [fcos, fsin] = swa ? rope_swa : rope_global;
       ValueId kc = g().state(p + "k_cache", DType::F32, {std::max(N, 1), C, Hkv, hd});
       ValueId vc = g().state(p + "v_cache", DType::F32, {std::max(N, 1), C, Hkv, hd});
+      out_.kv_caches.insert(out_.kv_caches.end(), {kc, vc});
       ValueId att = g().tensor(DType::F32, {1, S, Hq, hd}, p + "attn");
       const ValueId scale = cfg_.attn_scale != 0.0f ? g().real(cfg_.attn_scale) : g().none();
       if (N > 0) {

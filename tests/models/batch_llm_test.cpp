@@ -12,12 +12,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
 #include "chat_model.h"
+#include "formats/ggml_type.h"
 #include "model_test_util.h"
 #include "models/batch_llm.h"
+#include "models/synth.h"
 #include "text/sampler.h"
 #include "wgrt/error.h"
 
@@ -219,4 +222,103 @@ TEST(BatchLlm, GpuDrawsPerRowEqualTheRowAlone) {
   EXPECT_THROW(batch->step(rows, outs, false, std::vector<models::RowSampling>{bad, bad}), InvalidArgument);
   EXPECT_THROW(batch->step(rows, outs, false, std::vector<models::RowSampling>{models::RowSampling{}}), InvalidArgument);
   EXPECT_EQ(batch->step(rows, outs, false).argmax.size(), 2u);  // still usable
+}
+
+// The fused layer body in the serving batch (LlamaGraphOptions::fuse with slots; the policy's fused_gemv, forced
+// on here through WGRT_FUSED_GEMV=1 since CPU adapters keep the separate ops): q4gsw (Q4_0) and the block GEMV
+// (Q8_0, wgrt.linear_ggml_fused: the gemv_kq routes of 1, 2, 4 and 8 rows) against the unfused serving graph on
+// the same file. Steps: 8 prompts prefilled together (36 rows: the GEMM route), 8-row decode steps (M = 8), a
+// 3-row step (M = 3). The two graphs compute the same function in another order: logits within 1e-4 relative to
+// the largest |logit|, the same argmax; a decode step runs 3 dispatches per layer + 1 fewer fused.
+TEST(BatchLlm, FusedLayerBodyEqualsUnfused) {
+  for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0}) {
+    SCOPED_TRACE(ggml_type_name(type));
+    models::SynthConfig c{.name = "tiny-fused", .arch = "llama", .dim = 128, .ffn = 224, .layers = 3, .heads = 4,
+                          .kv_heads = 2, .head_dim = 32, .vocab = 300, .context = 64, .rope_theta = 10000.0f,
+                          .rms_eps = 1e-5f, .init_std = 0.2f, .random_norms = true};
+    auto path = std::filesystem::temp_directory_path() / fmt::format("wgrt_batch_fused_{}.gguf", getpid());
+    models::synth_gguf(c, type, 9).write(path.string());
+    LlmOptions o;
+    o.model = path.string();
+    o.max_prefill = 40;
+    auto plain = models::BatchLlm::load(o, 8);
+    ::setenv("WGRT_FUSED_GEMV", "1", 1);
+    auto fused = models::BatchLlm::load(o, 8);
+    ::unsetenv("WGRT_FUSED_GEMV");
+    std::vector<std::vector<int32_t>> seqs;
+    std::vector<models::BatchRow> rows;
+    std::vector<int> outs;
+    for (int s = 0; s < 8; ++s) {  // prompts of 1..8 tokens
+      seqs.push_back({});
+      for (int i = 0; i <= s; ++i) {
+        seqs.back().push_back(int32_t((7 * s + 13 * i + 1) % c.vocab));
+        rows.push_back({seqs.back().back(), s, i});
+      }
+      outs.push_back(int(rows.size()) - 1);
+    }
+    std::set<int32_t> distinct;
+    for (int step = 0; step < 5; ++step) {
+      models::StepOutput a = plain->step(rows, outs, true), b = fused->step(rows, outs, true);
+      float mx = 0;
+      for (float v : a.logits) mx = std::max(mx, std::fabs(v));
+      EXPECT_GT(mx, 0.5f);
+      EXPECT_LT(max_abs_diff(a.logits, b.logits), 1e-4f * std::max(1.0f, mx)) << "step " << step;
+      ASSERT_EQ(a.argmax, b.argmax) << "step " << step;
+      if (step > 0) EXPECT_EQ(fused->step_dispatches() + 3 * size_t(c.layers) + 1, plain->step_dispatches()) << "step " << step;
+      const int n = step == 3 ? 3 : 8;  // the last step: 3 rows (slots 0..2)
+      rows.clear();
+      outs.clear();
+      for (int s = 0; s < n; ++s) {
+        seqs[size_t(s)].push_back(a.argmax[size_t(s)]);
+        distinct.insert(a.argmax[size_t(s)]);
+        rows.push_back({seqs[size_t(s)].back(), s, int(seqs[size_t(s)].size()) - 1});
+        outs.push_back(s);
+      }
+    }
+    EXPECT_GT(distinct.size(), 3u) << "degenerate model: the comparison could not fail";
+    std::filesystem::remove(path);
+  }
+}
+
+// copy_prefix (the server's shared prefill): slot 0 prefilled with a prompt, its first n - 1 positions copied
+// into slots 2 and 1 (2 first: the copy must land in the named slot only), and each then runs the last prompt
+// token alone: the logits equal slot 0's own (1e-4 relative to the largest |logit|: another row count, the
+// same cached keys/values), and greedy decoding on from there equals slot 0's. Slot 1 first holds another
+// prompt, so a copy that did not land would show. Bad slots and counts are refused.
+TEST(BatchLlm, CopiedPrefixEqualsItsOwnPrefill) {
+  auto batch = models::BatchLlm::load(stories_bin_options(), 3);
+  const std::vector<int32_t> p = batch->tokenize("Once upon a time there was a little dog", true),
+                             other = batch->tokenize("The cat sat on the mat and looked", true);
+  std::vector<models::BatchRow> rows;
+  for (size_t i = 0; i < p.size(); ++i) rows.push_back({p[i], 0, int(i)});
+  for (size_t i = 0; i < other.size(); ++i) rows.push_back({other[i], 1, int(i)});
+  const std::vector<int> outs = {int(p.size()) - 1, int(rows.size()) - 1};
+  models::StepOutput first = batch->step(rows, outs, true);
+  const size_t V = size_t(batch->vocab_size());
+  const std::vector<float> want(first.logits.begin(), first.logits.begin() + long(V));
+  float mx = 0;
+  for (float v : want) mx = std::max(mx, std::fabs(v));
+  const int n = int(p.size()) - 1;
+  batch->copy_prefix(0, 2, n);
+  batch->copy_prefix(0, 1, n);
+  for (int slot : {1, 2}) {
+    models::StepOutput o = batch->step(std::vector<models::BatchRow>{{p.back(), slot, n}}, std::vector<int>{0}, true);
+    EXPECT_LT(max_abs_diff(o.logits, want), 1e-4f * std::max(1.0f, mx)) << "slot " << slot;
+    EXPECT_EQ(o.argmax[0], first.argmax[0]) << "slot " << slot;
+  }
+  // Greedy on: slots 0 and 1 step together and stay equal (and differ from what slot 1's own prompt gave).
+  std::vector<int32_t> a = {first.argmax[0]}, b = {first.argmax[0]};
+  for (int k = 0; k < 12; ++k) {
+    const std::vector<models::BatchRow> r = {{a.back(), 0, n + 1 + k}, {b.back(), 1, n + 1 + k}};
+    models::StepOutput o = batch->step(r, std::vector<int>{0, 1}, false);
+    a.push_back(o.argmax[0]);
+    b.push_back(o.argmax[1]);
+  }
+  EXPECT_EQ(a, b);
+  EXPECT_GT(std::set<int32_t>(a.begin(), a.end()).size(), 3u);
+  EXPECT_THROW(batch->copy_prefix(0, 3, 1), LimitError);
+  EXPECT_THROW(batch->copy_prefix(-1, 1, 1), LimitError);
+  EXPECT_THROW(batch->copy_prefix(0, 1, batch->context() + 1), LimitError);
+  EXPECT_THROW(batch->copy_prefix(1, 1, 1), InvalidArgument);
+  batch->copy_prefix(0, 1, 0);  // nothing to copy
 }
