@@ -69,8 +69,6 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // The fused layer body: fewer dispatches is the GPU lever (Dawn's 1.9 us floor, no overlap); on lavapipe it
   // measured no faster (within the noise of a loaded 2-core machine), so CPU adapters keep the separate ops.
   t.fused_gemv = !f.cpu_adapter;
-  // Prefill attention rows per invocation (sdpa_flash_prefill.wgsl): more, smaller blocks fill a GPU's SMs.
-  t.sdpa_prefill_rpt = f.cpu_adapter ? 4 : 1;
   t.sdpa_prefill_max_d = f.cpu_adapter ? 64 : 128;
 
   if (o.q4_gemv) {

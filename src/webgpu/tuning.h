@@ -154,9 +154,8 @@ struct Tuning {
   // Prefill (S > 1, D % 4 == 0, D <= sdpa_prefill_max_d): the register-blocked kernel (sdpa_flash_prefill.wgsl)
   // (halved where its workgroup memory would not fit) with this many
   // query rows per invocation (blocks of 16 * rpt rows; 1, 2 or 4) instead of the wide route; 0: off.
-  // for_device: 4 on CPU adapters (fewest K/V tile loads per row; best on lavapipe), 1 on GPUs (4x the
-  // workgroups: a 512-token chunk of a GQA-4 model gives 8 kv heads x 32 blocks = 256 workgroups at 4, under two
-  // per SM on a 132-SM H200; H200 run 22 measured pp2048 8817 tok/s at 1 vs 7860 at 4).
+  // 4 on every adapter: fewest K/V tile loads per row; best on lavapipe, and on the H200 once the kernel stages
+  // V tiles and specializes the head dim (one 512-token chunk at pos 1536: 558 us at 4, 771 at 2, 857 at 1).
   uint32_t sdpa_prefill_rpt = 4;
   // Prefill split-KV on that kernel (plan_flash): where its B * Hkv * blocks workgroups are fewer than
   // sdpa_prefill_split_target_workgroups (0: never split), the keys are split into chunks of at least

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # H200 run 22 (prefattn): prefill attention (sdpa_flash_prefill.wgsl) variants on synth Llama-3.2-1B Q4_0 (GQA 4,
 # D 64) and Qwen2.5-0.5B Q4_0 (GQA 7, D 64), pp512 and pp2048 (-n 1): rows per invocation (WGRT_SDPA_PREFILL 4 =
-# run 22's default, 1 = this branch's GPU default) and split-KV prefill (WGRT_SDPA_PREFILL_SPLIT=MIN_CHUNK,TARGET:
+# the default, 1 and 2 smaller blocks) and split-KV prefill (WGRT_SDPA_PREFILL_SPLIT=MIN_CHUNK,TARGET:
 # keys split into chunks >= MIN_CHUNK where the blocks are fewer than TARGET workgroups; 0 = off, the default).
 # Then wgrt_bench_attention's GPU time of one 512-token attention chunk (pos 0 and 1536) per variant, and the
 # per-kernel profile of a ~2000-token prefill with the best-guess split. Under 60 s.
