@@ -3,7 +3,8 @@
 // Time = GPU time of the op's dispatches (cache write + attention) from timestamp queries, not wall time.
 // Counter TFLOP/s = the causal work 4 * D * Hq * (keys seen, summed over the chunk's tokens) / GPU time.
 // Route (tuning sdpa_prefill_rpt): 0 = the wide flash route (sdpa_flash.wgsl), 1/2/4 = the register-blocked
-// kernel (sdpa_flash_prefill.wgsl) with 16/32/64-row blocks. Part of wgrt_bench_attention.
+// kernel (sdpa_flash_prefill.wgsl) with 16/32/64-row blocks; split = its split-KV target workgroups (tuning
+// sdpa_prefill_split_target_workgroups, chunks >= 256 keys; 0 = no split). Part of wgrt_bench_attention.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -24,17 +25,19 @@ webgpu::Device& prefill_dev() {
   return *d;
 }
 
-webgpu::Tuning with_rpt(uint32_t rpt) {
+webgpu::Tuning with_rpt(uint32_t rpt, int64_t split) {
   webgpu::Tuning t = prefill_dev().tuning();
   t.sdpa_prefill_rpt = rpt;
+  t.sdpa_prefill_split_min_chunk = 256;
+  t.sdpa_prefill_split_target_workgroups = split;
   return t;
 }
 
 struct PrefillGraph {
   ValueId q, k, v, pos, out;
   std::unique_ptr<ExecutableGraph> exe;
-  explicit PrefillGraph(uint32_t rpt) {
-    webgpu::ScopedTuning scoped(prefill_dev(), with_rpt(rpt));  // the kernel's rows per block are fixed at build
+  PrefillGraph(uint32_t rpt, int64_t split) {
+    webgpu::ScopedTuning scoped(prefill_dev(), with_rpt(rpt, split));  // the kernel's rows per block are fixed at build
     Graph g;
     q = g.input("q", DType::F32, {1, kS, kHq, kD});
     k = g.input("k", DType::F32, {1, kS, kHkv, kD});
@@ -62,10 +65,11 @@ void BM_SdpaPrefill(benchmark::State& state) {
   }
   const int64_t pos = state.range(0);
   const uint32_t rpt = uint32_t(state.range(1));
-  static std::map<uint32_t, std::unique_ptr<PrefillGraph>> graphs;
-  auto& g = graphs[rpt];
-  if (!g) g = std::make_unique<PrefillGraph>(rpt);
-  webgpu::ScopedTuning scoped(prefill_dev(), with_rpt(rpt));
+  const int64_t split = state.range(2);
+  static std::map<std::pair<uint32_t, int64_t>, std::unique_ptr<PrefillGraph>> graphs;
+  auto& g = graphs[{rpt, split}];
+  if (!g) g = std::make_unique<PrefillGraph>(rpt, split);
+  webgpu::ScopedTuning scoped(prefill_dev(), with_rpt(rpt, split));
   std::vector<int32_t> p = {int32_t(pos)};
   g->exe->set_input(g->pos, {1}, std::span<const int32_t>(p));
   g->exe->enable_profiling(true);
@@ -85,12 +89,15 @@ void BM_SdpaPrefill(benchmark::State& state) {
   const double mean_ns = total_ns / double(state.iterations());
   state.counters["TFLOP/s"] = 4.0 * kD * kHq * keys / mean_ns * 1e-3;
   state.counters["us"] = mean_ns * 1e-3;
-  state.SetLabel(rpt ? fmt::format("pos {} register-blocked, {}-row blocks", pos, 16 * rpt) : fmt::format("pos {} wide", pos));
+  state.SetLabel(rpt ? fmt::format("pos {} register-blocked, {}-row blocks{}", pos, 16 * rpt,
+                                   split ? fmt::format(", keys split below {} workgroups", split) : std::string())
+                     : fmt::format("pos {} wide", pos));
 }
 
 BENCHMARK(BM_SdpaPrefill)
-    ->ArgsProduct({{0, 1536}, {0, 1, 2, 4}})
-    ->ArgNames({"pos", "rpt"})
+    ->ArgsProduct({{0, 1536}, {0, 1, 2, 4}, {0}})
+    ->ArgsProduct({{0, 1536}, {1, 4}, {1024, 4096}})
+    ->ArgNames({"pos", "rpt", "split"})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -85,6 +85,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // Int8 x in the block GEMV: one dot4I8Packed per 4 codes instead of 4 conversions and FMAs per row of x, the
   // same trade as the q4 GEMV's i8 kernel (CPU adapters: see tuning.h).
   t.ggml_gemv_int8 = !f.cpu_adapter && f.packed_dot ? 2 : 0;
+  t.sdpa_prefill_max_d = f.cpu_adapter ? 64 : 128;
 
   if (o.q4_gemv) {
     // i8 and sg where the device cannot run them: the op falls back (i8 -> wg); sg without subgroups is ignored.
@@ -112,6 +113,10 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (o.sdpa_legacy) t.sdpa_legacy = *o.sdpa_legacy;
   if (o.sdpa_prefill_rpt) t.sdpa_prefill_rpt = *o.sdpa_prefill_rpt;
   if (o.sdpa_decode_kernel) t.sdpa_decode_kernel = *o.sdpa_decode_kernel;
+  if (o.sdpa_prefill_split) {
+    t.sdpa_prefill_split_min_chunk = (*o.sdpa_prefill_split)[0];
+    t.sdpa_prefill_split_target_workgroups = (*o.sdpa_prefill_split)[1];
+  }
   if (o.sdpa_split) {
     t.sdpa_split_min_context = (*o.sdpa_split)[0];
     t.sdpa_split_min_chunk = (*o.sdpa_split)[1];
@@ -173,8 +178,12 @@ std::string Tuning::describe() const {
                    sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash",
                    sdpa_decode_kernel ? " (decode kernel where D % 4 == 0)" : "", sdpa_split_min_context,
                    sdpa_split_min_chunk, sdpa_split_target_workgroups, prefill_chunk);
-  s += sdpa_prefill_rpt ? fmt::format("prefill attention: register-blocked, {} rows per block (D % 4 == 0, D <= 64)\n",
-                                      16 * sdpa_prefill_rpt)
+  s += sdpa_prefill_rpt ? fmt::format("prefill attention: register-blocked, {} rows per block (D % 4 == 0, D <= {}); {}\n",
+                                      16 * sdpa_prefill_rpt, sdpa_prefill_max_d,
+                                      sdpa_prefill_split_target_workgroups
+                                          ? fmt::format("keys split below {} workgroups (chunks >= {} keys)",
+                                                        sdpa_prefill_split_target_workgroups, sdpa_prefill_split_min_chunk)
+                                          : std::string("no key split"))
                         : std::string("prefill attention: wide flash route\n");
   s += fmt::format("submit chunk: {}; decode pipeline: {}; sampling: {}\n",
                    submit_chunk ? fmt::format("{} dispatches", submit_chunk) : std::string("one submit per execute"),

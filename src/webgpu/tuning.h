@@ -136,6 +136,7 @@ struct TuningOverrides {
   std::optional<uint32_t> sdpa_prefill_rpt;       // WGRT_SDPA_PREFILL = 0 | 1 | 2 | 4 (rows per invocation, 0: off)
   std::optional<bool> sdpa_decode_kernel;         // WGRT_SDPA_DECODE = 0 | 1
   std::optional<std::array<int64_t, 3>> sdpa_split;  // WGRT_SDPA_SPLIT = MIN_CONTEXT,MIN_CHUNK,TARGET_WORKGROUPS
+  std::optional<std::array<int64_t, 2>> sdpa_prefill_split;  // WGRT_SDPA_PREFILL_SPLIT = MIN_CHUNK,TARGET_WORKGROUPS
   std::optional<uint32_t> gemm_big_min_tiles;     // WGRT_GEMM_BIG = tiles (0 = off)
   std::optional<uint32_t> gemm_mmq_min_tiles;     // WGRT_GEMM_MMQ = tiles (0 = off)
   std::optional<uint32_t> gemm_mmq_ggml_min_tiles;  // WGRT_GEMM_MMQ_GGML = tiles (0 = off)
@@ -187,9 +188,21 @@ struct Tuning {
   int64_t sdpa_split_target_workgroups = 512;  // ... enough chunks for about this many workgroups
   int64_t sdpa_narrow_max_rows = 4;          // narrow blocks (4 rows) when S * Hq/Hkv <= this, else 16-row blocks
   bool sdpa_legacy = false;                  // scores-in-scratch route (sdpa.wgsl) where its scratch fits
-  // Prefill (S > 1, D % 4 == 0, D <= 64): the register-blocked kernel (sdpa_flash_prefill.wgsl) with this many
+  // Prefill (S > 1, D % 4 == 0, D <= sdpa_prefill_max_d): the register-blocked kernel (sdpa_flash_prefill.wgsl)
+  // (halved where its workgroup memory would not fit) with this many
   // query rows per invocation (blocks of 16 * rpt rows; 1, 2 or 4) instead of the wide route; 0: off.
+  // 4 on every adapter: fewest K/V tile loads per row; best on lavapipe, and on the H200 once the kernel stages
+  // V tiles and specializes the head dim (one 512-token chunk at pos 1536: 558 us at 4, 771 at 2, 857 at 1).
   uint32_t sdpa_prefill_rpt = 4;
+  // Prefill split-KV on that kernel (plan_flash): where its B * Hkv * blocks workgroups are fewer than
+  // sdpa_prefill_split_target_workgroups (0: never split), the keys are split into chunks of at least
+  // sdpa_prefill_split_min_chunk keys (rounded up to its 32-key tiles; at most 8 splits), merged by a combine
+  // dispatch. The split scratch is sized at build only when the target is > 0 then.
+  // Head dims up to this take that kernel (<= 128; for_device: 128 on GPUs, 64 on CPU adapters, where D 80-128
+  // is unmeasured against the wide route), larger ones the wide / narrow flash routes.
+  int64_t sdpa_prefill_max_d = 64;
+  int64_t sdpa_prefill_split_min_chunk = 256;
+  int64_t sdpa_prefill_split_target_workgroups = 0;
   bool sdpa_decode_kernel = true;            // decode (S == 1, D % 4 == 0) on sdpa_decode.wgsl, else sdpa_flash.wgsl
   SdpaEncoderRoute sdpa_encoder_route = SdpaEncoderRoute::Auto;
   uint64_t sdpa_encoder_score_bytes = uint64_t(64) << 20;  // GEMM route: score scratch bound (query-row chunks)

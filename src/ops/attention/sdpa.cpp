@@ -17,7 +17,9 @@
 //     query heads of a kv head share its K/V loads; decode splits the keys across workgroups (split-KV) and
 //     merges the partials in a combine dispatch;
 //   prefill (sdpa_flash_prefill.wgsl, tuning sdpa_prefill_rpt): register-blocked flash attention for S > 1,
-//     D % 4 == 0, D <= 64, blocks of 16 * rpt query rows; replaces the wide route there;
+//     D % 4 == 0, D <= sdpa_prefill_max_d (<= 128), blocks of 16 * rpt query rows (fewer where its workgroup
+//     memory would not fit); replaces the wide route there; its keys split across
+//     workgroups (tuning sdpa_prefill_split_*) where the blocks are too few, merged by its combine dispatch;
 //   decode (sdpa_decode.wgsl, S == 1, D % 4 == 0, tuning sdpa_decode_kernel): min(G, 8) query heads of one kv
 //     head per workgroup over one key chunk (K/V rows read once, as vec4), keys split by the same rule from the
 //     live context input_pos + 1; its combine dispatch runs only when the keys are split;
@@ -76,6 +78,17 @@ constexpr int64_t kDecodeMaxHeads = 8;  // sdpa_decode.wgsl HB bound (query head
 constexpr int64_t kWideMaxD = 128;   // the wide kernel stages 16 q rows of up to 128 floats
 constexpr int64_t kWideRows = 16, kNarrowRows = 4;  // query rows per workgroup (sdpa_flash.wgsl RB)
 constexpr uint64_t kMaxSplits = 64;  // key splits per decode row (partials scratch bound)
+constexpr int64_t kPrefillMaxSplits = 8;  // key splits per prefill row (partials scratch bound)
+constexpr int64_t kPrefillTile = 32;      // sdpa_flash_prefill.wgsl BC: a split's keys are whole tiles
+constexpr int64_t kPrefillCombineRows = 4;  // sdpa_flash_prefill.wgsl combine CR
+constexpr int64_t kPrefillMaxD = 128;       // sdpa_flash_prefill.wgsl D4 <= 32
+
+// sdpa_flash_prefill.wgsl's workgroup memory at rpt rows per invocation (BR = 16 * rpt) and head dim D: Qs
+// [BR][D/4 + 1], the K / p tile [32][max(D/4 + 1, 17)], with vtile the V tile [32][D/4] (vec4), Mx [BR][8] f32.
+uint64_t prefill_workgroup_bytes(uint64_t rpt, int64_t D, bool vtile) {
+  const uint64_t br = 16 * rpt, qst = uint64_t(D / 4 + 1);
+  return 16 * (br * qst + 32 * std::max<uint64_t>(qst, 17) + (vtile ? 32 * uint64_t(D / 4) : 0)) + 4 * br * 8;
+}
 
 struct FlashPlan {
   int route;
@@ -89,16 +102,29 @@ struct FlashPlan {
 // Decode with D % 4 == 0 (decode_ok) and tuning sdpa_decode_kernel takes sdpa_decode.wgsl instead: blocks of
 // min(G, 8) query heads, the same split rule, its combine only when nsplit > 1.
 // Prefill (S > 1) where the wide route would run takes the register-blocked kernel when it was built
-// (prefill_rows: its rows per block, 0 = not built) and the policy keeps it on (sdpa_prefill_rpt > 0).
+// (prefill_rows: its rows per block, 0 = not built) and the policy keeps it on (sdpa_prefill_rpt > 0). Where its
+// B*Hkv*blocks workgroups are below sdpa_prefill_split_target_workgroups, its keys split into about target/base
+// chunks of >= sdpa_prefill_split_min_chunk keys (whole 32-key tiles, at most prefill_splits, the scratch bound
+// from build; 0/1: no split).
 FlashPlan plan_flash(const webgpu::Tuning& tu, int64_t B, int64_t S, int64_t Hq, int64_t Hkv, int64_t D, int64_t ctx,
                      bool wide_ok, bool legacy_ok, bool decode_ok, int64_t decode_heads,
-                     int64_t prefill_rows) {
+                     int64_t prefill_rows, int64_t prefill_splits) {
   FlashPlan f{};
   if (legacy_ok && tu.sdpa_legacy) return {kRouteLegacy, 0, 1, ctx, 0};
   const int64_t rows_per_head = S * (Hq / Hkv);
   if (prefill_rows > 0 && tu.sdpa_prefill_rpt > 0 && S > 1 && rows_per_head > tu.sdpa_narrow_max_rows) {
     const int64_t blocks = int64_t(div_up(uint64_t(rows_per_head), uint64_t(prefill_rows)));
-    return {kRoutePrefill, blocks, 1, ctx, B * Hkv * blocks};
+    const int64_t base = B * Hkv * blocks;
+    const int64_t target = tu.sdpa_prefill_split_target_workgroups;
+    int64_t n = 1, chunk = ctx;
+    if (prefill_splits > 1 && target > base) {
+      const int64_t min_chunk = std::max<int64_t>(tu.sdpa_prefill_split_min_chunk, 1);
+      n = std::min<int64_t>({target / base, int64_t(div_up(uint64_t(ctx), uint64_t(min_chunk))), prefill_splits});
+      n = std::max<int64_t>(n, 1);
+      chunk = int64_t(div_up(div_up(uint64_t(ctx), uint64_t(n)), uint64_t(kPrefillTile))) * kPrefillTile;
+      n = int64_t(div_up(uint64_t(ctx), uint64_t(chunk)));
+    }
+    return {kRoutePrefill, blocks, n, chunk, base * n};
   }
   const bool split = S == 1 && ctx >= tu.sdpa_split_min_context;
   const bool decode = S == 1 && decode_ok && tu.sdpa_decode_kernel;
@@ -164,9 +190,26 @@ void build_sdpa(OpBuilder& b, bool ext) {
   const uint64_t max_rows_split = uint64_t(q[0]) * uint64_t(q[2]);  // decode (S == 1) rows
   // (D + 2) floats per split for sdpa_flash.wgsl, (D + 4) for sdpa_decode.wgsl (vec4 acc, vec4 (m, l)).
   const uint64_t part_bytes = max_rows_split * kMaxSplits * uint64_t(D + 4) * 4;
-  ScratchRef partials = b.scratch(part_bytes, "split-KV partials");
   const uint64_t score_bytes = uint64_t(q[0]) * uint64_t(q[1]) * uint64_t(q[2]) * uint64_t(c_max) * 4;
   const uint64_t max_binding = b.device().limits().maxStorageBufferBindingSize;
+  // The prefill kernel (its rows per block fixed at build, an override constant, from the policy then) and its
+  // key splits (partials [B*S*Hq][splits][D/4 + 1] vec4, in the same scratch as decode's), built only where the
+  // policy splits then, at most what one binding holds.
+  const webgpu::Tuning& build_tu = b.device().tuning();
+  // Rows per invocation: the policy's, halved until the workgroup memory (without the V tile) fits.
+  const uint64_t wg_limit = b.device().limits().maxComputeWorkgroupStorageSize;
+  uint32_t prefill_rpt = build_tu.sdpa_prefill_rpt;
+  while (prefill_rpt > 1 && prefill_workgroup_bytes(prefill_rpt, D, false) > wg_limit) prefill_rpt /= 2;
+  const bool prefill_ok = !ext && D % 4 == 0 && D <= std::min(build_tu.sdpa_prefill_max_d, kPrefillMaxD) &&
+                          prefill_rpt > 0 && prefill_workgroup_bytes(prefill_rpt, D, false) <= wg_limit;
+  const int64_t prefill_rows = prefill_ok ? 16 * int64_t(prefill_rpt) : 0;
+  const uint64_t prefill_split_bytes = uint64_t(q[0]) * uint64_t(q[1]) * uint64_t(q[2]) * uint64_t(D / 4 + 1) * 16;
+  const int64_t prefill_splits =
+      prefill_ok && build_tu.sdpa_prefill_split_target_workgroups > 0
+          ? std::min<int64_t>(kPrefillMaxSplits, int64_t(max_binding / std::max<uint64_t>(prefill_split_bytes, 1)))
+          : 0;
+  const uint64_t split_bytes = std::max(part_bytes, prefill_splits > 1 ? prefill_split_bytes * uint64_t(prefill_splits) : 0);
+  ScratchRef partials = b.scratch(split_bytes, "split-KV partials");
   if (ext && score_bytes > max_binding)
     throw LimitError(b.where() + fmt::format("soft-capped / sliding-window attention needs a score scratch of {} bytes, "
                                              "above this adapter's binding limit of {} bytes: use a smaller --ctx or "
@@ -180,14 +223,16 @@ void build_sdpa(OpBuilder& b, bool ext) {
   const std::string flash = "ops/attention/sdpa_flash.wgsl";
   const bool wide_ok = D <= kWideMaxD;
   DispatchRef wide{}, general{};
-  // The prefill kernel's rows per block are fixed at build (an override constant) from the policy then.
-  const uint32_t prefill_rpt = b.device().tuning().sdpa_prefill_rpt;
-  const bool prefill_ok = !ext && D % 4 == 0 && D <= 64 && prefill_rpt > 0;
-  const int64_t prefill_rows = prefill_ok ? 16 * int64_t(prefill_rpt) : 0;
-  DispatchRef prefill{};
-  if (prefill_ok)
-    prefill = b.dispatch({"ops/attention/sdpa_flash_prefill.wgsl", "main", {{"RPT", double(prefill_rpt)}}, {}},
-                         {t(Q), t(KC), t(VC), t(OUT), params}, kRoutePrefill);
+  DispatchRef prefill{}, prefill_merge{};
+  if (prefill_ok) {
+    const std::string pre = "ops/attention/sdpa_flash_prefill.wgsl";
+    // V tiles in workgroup memory where they fit too (within 32 KiB: 16- and 32-row blocks at D 64, not 64).
+    const double vt = prefill_workgroup_bytes(prefill_rpt, D, true) <= wg_limit ? 1 : 0;
+    prefill = b.dispatch({pre, "main", {{"RPT", double(prefill_rpt)}, {"D4", double(D / 4)}, {"VT", vt}}, {}},
+                         {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRoutePrefill);
+    prefill_merge = b.dispatch({pre, "combine", {{"D4", double(D / 4)}}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), params},
+                               kRoutePrefill);
+  }
   if (wide_ok)
     wide = b.dispatch({flash, "main", {{"DT", 16}, {"DPT_MAX", 8}}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRouteWide);
   const webgpu::KernelSpec narrow_spec{flash, "main", {{"DT", 64}, {"DPT_MAX", 4}}, {}};
@@ -236,7 +281,7 @@ void build_sdpa(OpBuilder& b, bool ext) {
     const webgpu::Tuning& tu = r.tuning();
     const FlashPlan plan = ext ? FlashPlan{kRouteLegacy, 0, 1, pos + q[1], 0}
                                : plan_flash(tu, q[0], q[1], q[2], k[2], q[3], pos + q[1], wide_ok, legacy_ok, decode_ok,
-                                            decode_heads, prefill_rows);
+                                            decode_heads, prefill_rows, prefill_splits);
     p.chunk = uint32_t(plan.chunk);
     p.nchunks = uint32_t(plan.nsplit);
     p.blocks = uint32_t(plan.blocks);
@@ -247,7 +292,11 @@ void build_sdpa(OpBuilder& b, bool ext) {
       r.set_uniform(legacy_params, lp);
     }
     r.select_route(plan.route);
-    if (prefill_ok) r.set_workgroups(prefill, plan.route == kRoutePrefill ? plan.workgroups : 0);
+    if (prefill_ok) {
+      const bool on = plan.route == kRoutePrefill;
+      r.set_workgroups(prefill, on ? plan.workgroups : 0);
+      r.set_workgroups(prefill_merge, on && plan.nsplit > 1 ? div_up(uint64_t(p.rows), uint64_t(kPrefillCombineRows)) : 0);
+    }
     if (wide_ok) r.set_workgroups(wide, plan.route == kRouteWide ? plan.workgroups : 0);
     r.set_workgroups(narrow, plan.route == kRouteNarrow ? plan.workgroups : 0);
     r.set_workgroups(split, plan.route == kRouteSplit ? plan.workgroups : 0);
@@ -270,7 +319,8 @@ void register_attention_ops(OpRegistry& r) {
   const std::vector<std::string> kernels = {"ops/kv_cache/update_kv_cache.wgsl:main", "ops/attention/sdpa_flash.wgsl:main",
                                             "ops/attention/sdpa_flash.wgsl:combine", "ops/attention/sdpa.wgsl:main",
                                             "ops/attention/sdpa_decode.wgsl:main", "ops/attention/sdpa_decode.wgsl:combine",
-                                            "ops/attention/sdpa_flash_prefill.wgsl:main"};
+                                            "ops/attention/sdpa_flash_prefill.wgsl:main",
+                                            "ops/attention/sdpa_flash_prefill.wgsl:combine"};
   r.add({"llama.sdpa_with_kv_cache.default", [](OpBuilder& b) { build_sdpa(b, false); }, kernels, true});
   r.add({"wgrt.sdpa_with_kv_cache_swa.default", [](OpBuilder& b) { build_sdpa(b, true); }, kernels, true});
 }
