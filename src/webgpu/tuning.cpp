@@ -82,6 +82,11 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // The fused layer body: fewer dispatches is the GPU lever (Dawn's 1.9 us floor, no overlap); on lavapipe it
   // measured no faster (within the noise of a loaded 2-core machine), so CPU adapters keep the separate ops.
   t.fused_gemv = !f.cpu_adapter;
+  // Int8 GEMM tile target on GPUs: many small tiles. H200 run 22 (mid batch 2), whole 1B prefill pp512 with the
+  // tile forced: 64x64 16,384 tok/s (Q4_K_M 14,147), 64x128 15,708, 128x128 12,405; 64x64 was best or tied per
+  // GEMM at M 512 for N 512..8192. 2048 workgroups (~16 per SM of 132) keeps 64x64 through M 512 and larger tiles
+  // only where M and N are both large. CPU adapters keep the default (lavapipe runs the int8 GEMM for q4gsw only).
+  if (!f.cpu_adapter) t.gemm_mmq_target_workgroups = 2048;
   // Int8 x in the block GEMV: one dot4I8Packed per 4 codes instead of 4 conversions and FMAs per row of x, the
   // same trade as the q4 GEMV's i8 kernel (CPU adapters: see tuning.h).
   t.ggml_gemv_int8 = !f.cpu_adapter && f.packed_dot ? 2 : 0;

@@ -161,6 +161,10 @@ struct Tuning {
   // dispatch); 2 int8 quantized by each workgroup into workgroup memory (the fused norm inside; routes where it does
   // not fit take 1). Needs packed int8 dot products (without them the op keeps f32 x).
   uint32_t ggml_gemv_int8 = 0;
+  // Mode 2's staging is a win for few rows of x and a loss for many (H200 run 22, gemv_kq K 2048 N 8192: Q4_K at
+  // 1 row 13.2 us staged vs 19.6 us pass vs 18.6 us f32; at 8 rows 74.6 us staged vs 36.8 us pass): GEMV routes
+  // wider than this many rows of x take mode 1 instead.
+  uint32_t ggml_gemv_int8_staged_rows = 2;
   Q4GemvKernel q4_gemv = Q4GemvKernel::Workgroup;  // preferred q4 GEMV kernel (the op may fall back)
   std::optional<GemvQ4Shape> gemv_q4_forced;       // shape override (every N, K) for the Workgroup/Int8 kernels
   std::optional<GemvQ4SgShape> gemv_q4_sg_forced;  // shape override for the Subgroup kernel

@@ -155,6 +155,7 @@ webgpu::Tuning tuned(bool fused_gemv, uint32_t int8_gemv = 0) {
   webgpu::Tuning t = gpu().tuning();
   t.fused_gemv = fused_gemv;
   t.ggml_gemv_int8 = int8_gemv;  // f32 x unless asked (Int8GemvRoute)
+  t.ggml_gemv_int8_staged_rows = 8;  // the asked mode on every route
   return t;
 }
 

@@ -30,6 +30,7 @@ webgpu::Tuning int8_tuning(uint32_t mode) {
   webgpu::Tuning t = gpu().tuning();
   t.ggml_gemv_blocks = true;
   t.ggml_gemv_int8 = mode;
+  t.ggml_gemv_int8_staged_rows = 8;  // mode 2 on every route (the default policy stages only up to 2 rows of x)
   t.gemm.mmq_ggml_min_tiles = 0;  // M > 8 stays on the GEMV layers on CPU adapters (their GEMM kind)
   return t;
 }
@@ -112,6 +113,22 @@ TEST(LinearGgmlInt8, MinimumDroppedBreaksTheBound) {
   // And against the f32 x the outputs differ from the f32 GEMV by the activation rounding: not bit-equal.
   r.w = dequantize(t.type, wgrt::test::random_blocks(t, N, K, 55), uint64_t(N * K), "w");
   EXPECT_GT(check_mmq(r, M, N, K, 56, "Q4_K as if f32 x", false, false), 0);
+}
+
+// The staging limit (policy ggml_gemv_int8_staged_rows, 2 by default): with mode 2, the 1- and 2-row routes stage x
+// per workgroup (no quantize pass), the 4- and 8-row routes take the pass; values hold on both.
+TEST(LinearGgmlInt8, StagedOnlyUpToThePolicysRows) {
+  if (!gpu().has_packed_dot()) GTEST_SKIP() << "no packed_4x8_integer_dot_product";
+  const TypeInfo t{GgmlType::Q4_K, {0, 2}};
+  const int64_t N = 37, K = 512;
+  webgpu::Tuning tun = int8_tuning(2);
+  tun.ggml_gemv_int8_staged_rows = webgpu::Tuning{}.ggml_gemv_int8_staged_rows;
+  ASSERT_EQ(tun.ggml_gemv_int8_staged_rows, 2u);
+  GgmlLinear r = make_i8(t, N, K, false, 91, 8, tun);
+  for (int64_t M : {1, 2, 3, 4, 8}) {
+    EXPECT_EQ(check_mmq(r, M, N, K, uint32_t(92 + M), "Q4_K M " + std::to_string(M)), 0);
+    EXPECT_EQ(quantizes(r), M > 2) << "M " << M;
+  }
 }
 
 // The policy: staged (2) for GPUs with packed int8 dot products, off on CPU adapters; WGRT_GEMV_KQ_INT8 overrides

@@ -290,13 +290,21 @@ TEST(LinearMmq, EveryTileVariantOddSizes) {
 TEST(LinearMmq, TileRule) {
   webgpu::DeviceFacts f;
   f.packed_dot = true;
-  const webgpu::Tuning t = webgpu::Tuning::for_device(f);
-  EXPECT_EQ(t.gemm_mmq_target_workgroups, 128u);
-  EXPECT_EQ(t.gemm_mmq_tile(512, 16384), (webgpu::MmqTile{128, 128, 2}));  // 4 x 128 workgroups
-  EXPECT_EQ(t.gemm_mmq_tile(512, 8192), (webgpu::MmqTile{128, 128, 2}));   // 4 x 64
-  EXPECT_EQ(t.gemm_mmq_tile(512, 2048), (webgpu::MmqTile{64, 128, 2}));    // 4 x 16 -> 8 x 16
-  EXPECT_EQ(t.gemm_mmq_tile(512, 512), (webgpu::MmqTile{64, 64, 2}));      // 8 x 4 -> 8 x 8 (the last)
-  EXPECT_EQ(t.gemm_mmq_tile(2048, 2048), (webgpu::MmqTile{128, 128, 2}));
+  webgpu::DeviceFacts cpu = f;
+  cpu.cpu_adapter = true;
+  const webgpu::Tuning c = webgpu::Tuning::for_device(cpu);  // CPU adapters: target 128
+  EXPECT_EQ(c.gemm_mmq_target_workgroups, 128u);
+  EXPECT_EQ(c.gemm_mmq_tile(512, 16384), (webgpu::MmqTile{128, 128, 2}));  // 4 x 128 workgroups
+  EXPECT_EQ(c.gemm_mmq_tile(512, 8192), (webgpu::MmqTile{128, 128, 2}));   // 4 x 64
+  EXPECT_EQ(c.gemm_mmq_tile(512, 2048), (webgpu::MmqTile{64, 128, 2}));    // 4 x 16 -> 8 x 16
+  EXPECT_EQ(c.gemm_mmq_tile(512, 512), (webgpu::MmqTile{64, 64, 2}));      // 8 x 4 -> 8 x 8 (the last)
+  EXPECT_EQ(c.gemm_mmq_tile(2048, 2048), (webgpu::MmqTile{128, 128, 2}));
+  const webgpu::Tuning t = webgpu::Tuning::for_device(f);  // GPUs: target 2048
+  EXPECT_EQ(t.gemm_mmq_target_workgroups, 2048u);
+  EXPECT_EQ(t.gemm_mmq_tile(512, 16384), (webgpu::MmqTile{64, 64, 2}));    // 8 x 256
+  EXPECT_EQ(t.gemm_mmq_tile(512, 2048), (webgpu::MmqTile{64, 64, 2}));     // none reaches it: the last
+  EXPECT_EQ(t.gemm_mmq_tile(2048, 8192), (webgpu::MmqTile{64, 128, 2}));   // 32 x 64
+  EXPECT_EQ(t.gemm_mmq_tile(2048, 16384), (webgpu::MmqTile{128, 128, 2})); // 16 x 128
   webgpu::TuningOverrides o;
   o.gemm_mmq_target_workgroups = 0;
   EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(512, 512), (webgpu::MmqTile{128, 128, 2}));

@@ -163,15 +163,16 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   };
   // gemv_kq's x per GEMV route (the policy's ggml_gemv_int8 where the device has packed int8 dot products): 0 f32,
   // 1 int8 from the quantize pass (the norm then its own dispatch: the pass reads the normalized x), 2 int8 staged
-  // by each workgroup after the fused norm (where that staging does not fit the workgroup memory: with 1 row of W
-  // per invocation, which halves the reduction buffer, else 1).
+  // by each workgroup after the fused norm (routes wider than the policy's ggml_gemv_int8_staged_rows rows of x take
+  // 1; where the staging does not fit the workgroup memory: with 1 row of W per invocation, which halves the
+  // reduction buffer, else 1).
   const uint32_t want_xq = blocks && b.device().has_packed_dot() ? b.device().tuning().ggml_gemv_int8 : 0;
   const uint64_t smem = b.device().limits().maxComputeWorkgroupStorageSize;
   uint32_t xq[4] = {0, 0, 0, 0};
   bool gemv_norm[4] = {false, false, false, false}, glu_in[4] = {gemv_glu, gemv_glu, gemv_glu, gemv_glu};
   for (int r = 0; r < n_gemv; ++r) {
     const bool norm = fuse_gemv && fu.norm >= 0;
-    xq[r] = want_xq;
+    xq[r] = want_xq == 2 && kBlockRows[r] > b.device().tuning().ggml_gemv_int8_staged_rows ? 1 : want_xq;
     auto fits = [&] { return webgpu::PipelineCache::reflect(kq_spec(r, 2, norm)).workgroup_bytes <= smem; };
     if (xq[r] == 2 && !fits() && rpt[r] > 1) {
       rpt[r] = 1;
