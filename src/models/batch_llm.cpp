@@ -49,6 +49,7 @@ class BatchLlmImpl final : public BatchLlm {
     go.max_prefill = std::min(o.max_prefill > 0 ? o.max_prefill : dev_->tuning().prefill_chunk, go.context);
     go.weights = o.force_f32 ? WeightPolicy::F32 : WeightPolicy::Auto;
     go.slots = slots;
+    go.fuse = dev_->tuning().fused_gemv;  // the fused layer body at M = rows per step, as Llm (WGRT_FUSED_GEMV)
     if (go.context <= model_ctx) {
       const WGPULimits& lim = dev_->limits();
       check_llama_fits(llama_footprint(weights_, go), lim.maxBufferSize, lim.maxStorageBufferBindingSize,
@@ -64,6 +65,7 @@ class BatchLlmImpl final : public BatchLlm {
     const std::vector<int32_t> empty(size_t(kLlamaSampleWindow), -1);
     exe_->set_input(g_.sample_window, {1, kLlamaSampleWindow}, std::span<const int32_t>(empty));
     slots_ = slots;
+    if (o.profile) exe_->enable_profiling(true);
     dev_->wait_idle();
     load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -77,6 +79,10 @@ class BatchLlmImpl final : public BatchLlm {
     return run_step(rows, out_rows, want_logits, sampling);
   }
   bool gpu_sampling() const override { return dev_->tuning().gpu_sampling; }
+  size_t step_dispatches() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stepped_ ? exe_->dispatch_count(true) : 0;
+  }
 
   EvalResult eval(std::span<const int32_t> seq, const EvalOptions& o) override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -140,8 +146,18 @@ class BatchLlmImpl final : public BatchLlm {
   int decode_pending() const override { return 0; }
   bool decode_pipelined() const override { return false; }
   std::unique_lock<std::recursive_mutex> exclusive() override { return std::unique_lock<std::recursive_mutex>(session_mu_); }
-  std::string profile_report() const override { return ""; }
-  std::string profile_trace() const override { return ""; }
+  std::string profile_report() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return exe_->profiler() ? exe_->profiler()->table() : "";
+  }
+  std::string profile_trace() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return exe_->profiler() ? exe_->profiler()->chrome_trace() : "";
+  }
+  void profile_reset() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (exe_->profiler()) exe_->profiler()->reset();
+  }
   std::string graph_dump() const override {
     std::lock_guard<std::mutex> lock(mu_);
     return exe_->dump();
@@ -207,6 +223,7 @@ class BatchLlmImpl final : public BatchLlm {
     exe_->set_input(g_.row_pos, {R}, std::span<const int32_t>(pos));
     exe_->set_input(g_.out_rows, {B}, std::span<const int32_t>(outs));
     exe_->execute();
+    stepped_ = true;
     StepOutput out;
     if (!all) out.argmax = exe_->read_i32(g_.next_token);
     if (any) out.sampled = exe_->read_i32(g_.sampled);
@@ -228,6 +245,7 @@ class BatchLlmImpl final : public BatchLlm {
   } g_{};
   int slots_ = 0;
   bool params_off_ = false;      // the sample_params input holds no row that is on
+  bool stepped_ = false;         // a step has run (step_dispatches)
   std::vector<int32_t> cached_;  // slot 0's tokens at positions 0.. (eval's prefix reuse)
   double load_seconds_ = 0;
 };

@@ -58,6 +58,10 @@ class BatchLlm : public Llm {
   // Whether the device's policy draws on the GPU (Tuning::gpu_sampling, WGRT_GPU_SAMPLING; off on CPU
   // adapters, where reading the logits back costs nothing and the CPU sampler is faster).
   virtual bool gpu_sampling() const = 0;
+  // Dispatches the last step() ran (those with workgroups at its row count; 0 before the first step).
+  virtual size_t step_dispatches() const = 0;
+  // With LlmOptions::profile: forgets the per-kernel GPU times so far (profile_report() then covers what follows).
+  virtual void profile_reset() = 0;
 };
 
 }  // namespace wgrt::models

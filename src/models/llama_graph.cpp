@@ -162,9 +162,9 @@ class Builder {
 
   // The fused layer body applies (LlamaGraphOptions::fuse): every layer matrix q4gsw or in a block format of
   // the fused block GEMV (ops::ggml_gemv_blocks_type: wgrt.linear_ggml_fused), gate/up stackable (same type),
-  // no post-norms, one sequence.
+  // no post-norms (single sequence and serving batch alike: the fused ops take any number of rows).
   bool fusable() {
-    if (!o_.fuse || cfg_.post_norms || o_.slots > 0) return false;
+    if (!o_.fuse || cfg_.post_norms) return false;
     auto fused_kernel = [&](const WeightTensor& t) {
       return keeps_q4(t) || (keeps_blocks(t) && ops::ggml_gemv_blocks_type(int64_t(t.type)));
     };

@@ -50,7 +50,7 @@ struct LlamaGraphOptions {
   // next_token [B]. Rows of one slot in one execute must be consecutive positions (a prefill chunk).
   int slots = 0;
   // Fused layer body (default) when every layer matrix is q4gsw or of a block type of the fused block GEMV
-  // (Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K: wgrt.linear_ggml_fused), gate/up stack and the family has no post-norms:
+  // (Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K: wgrt.linear_ggml_fused), gate/up stack and the family has no post-norms (single sequence or serving batch):
   // wgrt.linear_q4gsw_fused (or _ggml_fused) takes each block's RMSNorm into the q/k/v and gate/up linears, SwiGLU/GeGLU into
   // the gate/up linear and the residual adds into the o-proj and down-proj linears (in decode: q, k, v, RoPE,
   // SDPA, o, gate/up, down = 8 dispatches per layer instead of 11). false: the separate ops (tests compare them).

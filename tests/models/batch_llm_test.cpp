@@ -12,12 +12,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
 #include "chat_model.h"
+#include "formats/ggml_type.h"
 #include "model_test_util.h"
 #include "models/batch_llm.h"
+#include "models/synth.h"
 #include "text/sampler.h"
 #include "wgrt/error.h"
 
@@ -219,4 +222,60 @@ TEST(BatchLlm, GpuDrawsPerRowEqualTheRowAlone) {
   EXPECT_THROW(batch->step(rows, outs, false, std::vector<models::RowSampling>{bad, bad}), InvalidArgument);
   EXPECT_THROW(batch->step(rows, outs, false, std::vector<models::RowSampling>{models::RowSampling{}}), InvalidArgument);
   EXPECT_EQ(batch->step(rows, outs, false).argmax.size(), 2u);  // still usable
+}
+
+// The fused layer body in the serving batch (LlamaGraphOptions::fuse with slots; the policy's fused_gemv, forced
+// on here through WGRT_FUSED_GEMV=1 since CPU adapters keep the separate ops): q4gsw (Q4_0) and the block GEMV
+// (Q8_0, wgrt.linear_ggml_fused: the gemv_kq routes of 1, 2, 4 and 8 rows) against the unfused serving graph on
+// the same file. Steps: 8 prompts prefilled together (36 rows: the GEMM route), 8-row decode steps (M = 8), a
+// 3-row step (M = 3). The two graphs compute the same function in another order: logits within 1e-4 relative to
+// the largest |logit|, the same argmax; a decode step runs 3 dispatches per layer + 1 fewer fused.
+TEST(BatchLlm, FusedLayerBodyEqualsUnfused) {
+  for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0}) {
+    SCOPED_TRACE(ggml_type_name(type));
+    models::SynthConfig c{.name = "tiny-fused", .arch = "llama", .dim = 128, .ffn = 224, .layers = 3, .heads = 4,
+                          .kv_heads = 2, .head_dim = 32, .vocab = 300, .context = 64, .rope_theta = 10000.0f,
+                          .rms_eps = 1e-5f, .init_std = 0.2f, .random_norms = true};
+    auto path = std::filesystem::temp_directory_path() / fmt::format("wgrt_batch_fused_{}.gguf", getpid());
+    models::synth_gguf(c, type, 9).write(path.string());
+    LlmOptions o;
+    o.model = path.string();
+    o.max_prefill = 40;
+    auto plain = models::BatchLlm::load(o, 8);
+    ::setenv("WGRT_FUSED_GEMV", "1", 1);
+    auto fused = models::BatchLlm::load(o, 8);
+    ::unsetenv("WGRT_FUSED_GEMV");
+    std::vector<std::vector<int32_t>> seqs;
+    std::vector<models::BatchRow> rows;
+    std::vector<int> outs;
+    for (int s = 0; s < 8; ++s) {  // prompts of 1..8 tokens
+      seqs.push_back({});
+      for (int i = 0; i <= s; ++i) {
+        seqs.back().push_back(int32_t((7 * s + 13 * i + 1) % c.vocab));
+        rows.push_back({seqs.back().back(), s, i});
+      }
+      outs.push_back(int(rows.size()) - 1);
+    }
+    std::set<int32_t> distinct;
+    for (int step = 0; step < 5; ++step) {
+      models::StepOutput a = plain->step(rows, outs, true), b = fused->step(rows, outs, true);
+      float mx = 0;
+      for (float v : a.logits) mx = std::max(mx, std::fabs(v));
+      EXPECT_GT(mx, 0.5f);
+      EXPECT_LT(max_abs_diff(a.logits, b.logits), 1e-4f * std::max(1.0f, mx)) << "step " << step;
+      ASSERT_EQ(a.argmax, b.argmax) << "step " << step;
+      if (step > 0) EXPECT_EQ(fused->step_dispatches() + 3 * size_t(c.layers) + 1, plain->step_dispatches()) << "step " << step;
+      const int n = step == 3 ? 3 : 8;  // the last step: 3 rows (slots 0..2)
+      rows.clear();
+      outs.clear();
+      for (int s = 0; s < n; ++s) {
+        seqs[size_t(s)].push_back(a.argmax[size_t(s)]);
+        distinct.insert(a.argmax[size_t(s)]);
+        rows.push_back({seqs[size_t(s)].back(), s, int(seqs[size_t(s)].size()) - 1});
+        outs.push_back(s);
+      }
+    }
+    EXPECT_GT(distinct.size(), 3u) << "degenerate model: the comparison could not fail";
+    std::filesystem::remove(path);
+  }
 }
