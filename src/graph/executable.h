@@ -100,6 +100,16 @@ class ExecutableGraph {
   // A new storage buffer holding a GPU copy of tensor `id`'s live contents (queued behind the executes
   // submitted so far, no host round trip); it outlives later executes. Throws LimitError past maxBufferSize.
   webgpu::Buffer copy_out(ValueId id) const;
+  // Queues GPU copies inside state tensors (e.g. one KV-cache slot's first positions into another slot), in one
+  // submit behind the executes submitted so far and before the next: copy i moves bytes [src, src + bytes) of
+  // state `id` to [dst, dst + bytes). Offsets and sizes must be multiples of 4, inside the tensor's max size, and
+  // the two ranges of one copy must not overlap. Throws InvalidArgument (not a state tensor, bad ranges); on
+  // error nothing is queued.
+  struct StateCopy {
+    ValueId id = -1;
+    uint64_t src = 0, dst = 0, bytes = 0;
+  };
+  void copy_within(std::span<const StateCopy> copies);
 
   // Sets a free SymInt (one that no op of the graph writes, e.g. a size the caller knows) for the next
   // execute; the resize hooks that read it run again. Throws InvalidArgument if `id` is not a SymInt.

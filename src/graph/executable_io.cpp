@@ -2,6 +2,7 @@
 // and asynchronous i32 reads (PendingRead). See executable.h.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -116,6 +117,34 @@ webgpu::Buffer ExecutableGraph::copy_out(ValueId id) const {
     s_->dev.check_errors();
   }
   return out;
+}
+
+void ExecutableGraph::copy_within(std::span<const StateCopy> copies) {
+  for (const StateCopy& c : copies) {
+    const TensorValue& t = s_->graph.tensor_at(c.id);
+    if (t.role != TensorRole::State) throw InvalidArgument(fmt::format("copy_within: '{}' is not a state tensor", t.name));
+    const uint64_t max = t.max_bytes();
+    if ((c.src | c.dst | c.bytes) % 4 || c.src > max || c.dst > max || c.bytes > max - std::max(c.src, c.dst) ||
+        (c.src < c.dst + c.bytes && c.dst < c.src + c.bytes && c.bytes))
+      throw InvalidArgument(fmt::format("copy_within '{}': {} bytes from {} to {} do not fit its {} bytes apart (multiples of 4)",
+                                        t.name, c.bytes, c.src, c.dst, max));
+  }
+  uint64_t most = 0;
+  for (const StateCopy& c : copies) most = std::max(most, c.bytes);
+  if (!most) return;
+  // WebGPU copies between two buffers only: through one scratch buffer (the copies of an encoder run in order).
+  webgpu::Buffer tmp(s_->dev, most, webgpu::BufferKind::Storage, "copy_within scratch");
+  webgpu::CommandEncoderHandle enc(wgpuDeviceCreateCommandEncoder(s_->dev.get(), nullptr));
+  for (const StateCopy& c : copies) {
+    if (!c.bytes) continue;
+    WGPUBuffer b = s_->buffers[size_t(s_->tensor_buffer[size_t(c.id)])].get();
+    wgpuCommandEncoderCopyBufferToBuffer(enc.get(), b, c.src, tmp.get(), 0, c.bytes);
+    wgpuCommandEncoderCopyBufferToBuffer(enc.get(), tmp.get(), 0, b, c.dst, c.bytes);
+  }
+  webgpu::CommandBufferHandle cmd(wgpuCommandEncoderFinish(enc.get(), nullptr));
+  WGPUCommandBuffer cb = cmd.get();
+  wgpuQueueSubmit(s_->dev.queue(), 1, &cb);
+  s_->dev.check_errors();
 }
 
 void ExecutableGraph::set_symint(ValueId id, int64_t value) {

@@ -61,6 +61,9 @@ class BatchLlmImpl final : public BatchLlm {
     weights_.check_unchanged();
     g_ = {lg.tokens, lg.row_slots, lg.row_pos, lg.out_rows, lg.logits, lg.next_token, lg.sample_params,
           lg.sample_window, lg.sampled, lg.context, lg.max_prefill, lg.weight_bytes};
+    kv_caches_ = lg.kv_caches;
+    const LlamaConfig& c = weights_.config();
+    kv_row_bytes_ = uint64_t(c.n_kv_heads) * uint64_t(c.head_dim) * 4;
     exe_ = ExecutableGraph::build(std::move(lg.graph), *dev_);
     const std::vector<int32_t> empty(size_t(kLlamaSampleWindow), -1);
     exe_->set_input(g_.sample_window, {1, kLlamaSampleWindow}, std::span<const int32_t>(empty));
@@ -79,6 +82,17 @@ class BatchLlmImpl final : public BatchLlm {
     return run_step(rows, out_rows, want_logits, sampling);
   }
   bool gpu_sampling() const override { return dev_->tuning().gpu_sampling; }
+  void copy_prefix(int from, int to, int n) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (from < 0 || from >= slots_ || to < 0 || to >= slots_ || n < 0 || n > context())
+      throw LimitError(fmt::format("copy_prefix: slots {} -> {} of {}, {} positions of {}", from, to, slots_, n, context()));
+    if (from == to) throw InvalidArgument(fmt::format("copy_prefix: slot {} onto itself", from));
+    const uint64_t slot_bytes = uint64_t(context()) * kv_row_bytes_;
+    std::vector<ExecutableGraph::StateCopy> copies;
+    for (ValueId id : kv_caches_) copies.push_back({id, uint64_t(from) * slot_bytes, uint64_t(to) * slot_bytes, uint64_t(n) * kv_row_bytes_});
+    exe_->copy_within(copies);
+    if (to == 0) cached_.clear();  // slot 0's record (eval's prefix reuse) no longer holds
+  }
   size_t step_dispatches() const override {
     std::lock_guard<std::mutex> lock(mu_);
     return stepped_ ? exe_->dispatch_count(true) : 0;
@@ -244,6 +258,8 @@ class BatchLlmImpl final : public BatchLlm {
     uint64_t weight_bytes;
   } g_{};
   int slots_ = 0;
+  std::vector<ValueId> kv_caches_;  // every layer's k_cache, v_cache [slots, C, Hkv, hd]
+  uint64_t kv_row_bytes_ = 0;       // one position of one layer's cache: Hkv * hd f32
   bool params_off_ = false;      // the sample_params input holds no row that is on
   bool stepped_ = false;         // a step has run (step_dispatches)
   std::vector<int32_t> cached_;  // slot 0's tokens at positions 0.. (eval's prefix reuse)

@@ -55,6 +55,11 @@ class BatchLlm : public Llm {
   // parameter out of range), LimitError (slot or position out of range).
   virtual StepOutput step(std::span<const BatchRow> rows, std::span<const int> out_rows, bool want_logits,
                           std::span<const RowSampling> sampling = {}) = 0;
+  // Queues a GPU copy of slot `from`'s keys/values at positions [0, n) into slot `to` (every layer), ordered after
+  // the steps so far and before the next: a sequence that shares a prompt prefix with another starts from its
+  // cache instead of prefilling it (the n choices of one request). Throws LimitError (slot or n out of range)
+  // and InvalidArgument (from == to).
+  virtual void copy_prefix(int from, int to, int n) = 0;
   // Whether the device's policy draws on the GPU (Tuning::gpu_sampling, WGRT_GPU_SAMPLING; off on CPU
   // adapters, where reading the logits back costs nothing and the CPU sampler is faster).
   virtual bool gpu_sampling() const = 0;

@@ -289,6 +289,7 @@ class Builder {
       const auto& [fcos, fsin] = swa ? rope_swa : rope_global;
       ValueId kc = g().state(p + "k_cache", DType::F32, {std::max(N, 1), C, Hkv, hd});
       ValueId vc = g().state(p + "v_cache", DType::F32, {std::max(N, 1), C, Hkv, hd});
+      out_.kv_caches.insert(out_.kv_caches.end(), {kc, vc});
       ValueId att = g().tensor(DType::F32, {1, S, Hq, hd}, p + "attn");
       const ValueId scale = cfg_.attn_scale != 0.0f ? g().real(cfg_.attn_scale) : g().none();
       if (N > 0) {

@@ -63,6 +63,7 @@ struct LlamaGraph {
   ValueId input_pos = -1;  // input i32 [1]
   ValueId logits = -1;     // output f32 [1, vocab] (last position)
   ValueId next_token = -1; // output i32 [1] (argmax of logits; -1 if a logit is NaN or +-inf)
+  std::vector<ValueId> kv_caches;  // state f32 [max(slots, 1), C, Hkv, hd] per layer: k_cache, v_cache, in layer order
   // Single sequence (slots == 0): wgrt.sample (ops/sampling/sample.cpp) after the argmax, off until
   // sample_params (input i32 [16], ops::sample_params) says on: `sampled` i32 [1] is the seeded draw from the
   // logits with the repetition penalty over sample_window (input i32 [kLlamaSampleWindow], live length = the

@@ -30,7 +30,13 @@ struct Scheduler::Seq {
   JobResult res;
   Clock::time_point started, last_token;
   bool finished = false;
+  // Shared prefill: an earlier sequence whose KV cache holds (or will hold, once its prefill ran) this prompt's
+  // first `share` tokens; this one runs no rows until then, takes a copy of them and prefills only the rest.
+  Seq* leader = nullptr;
+  size_t share = 0;
   bool decoding() const { return ran + 1 == tokens.size(); }  // else prefilling
+  // Positions [0, n) the KV region holds or, still prefilling, will hold: the prompt.
+  size_t prefix_held() const { return decoding() ? ran : tokens.size(); }
 };
 
 Scheduler::Scheduler(models::BatchLlm& llm, int queue_limit)
@@ -112,6 +118,20 @@ void Scheduler::admit_locked() {
       }
     }
     if (best < 0) return;
+    // A running sequence with a longer common prefix (the other choices of an n > 1 request, a shared system
+    // prompt): follow it (copy its cache rows instead of prefilling them). The last prompt token always runs.
+    Seq* leader = nullptr;
+    size_t share = 0;
+    for (const auto& r : running_) {
+      if (r->finished) continue;
+      const size_t held = std::min(r->prefix_held(), job->prompt.size() - 1);
+      size_t n = 0;
+      while (n < held && r->tokens[n] == job->prompt[n]) ++n;
+      if (n > std::max(share, best_len)) {
+        leader = r.get();
+        share = n;
+      }
+    }
     queue_.pop_front();
     auto q = std::make_unique<Seq>();
     q->job = job;
@@ -119,6 +139,8 @@ void Scheduler::admit_locked() {
     q->tokens = job->prompt;
     q->ran = std::min(best_len, job->prompt.size() - 1);  // the last prompt token runs again for its output
     q->cached = int(q->ran);
+    q->leader = leader;
+    q->share = share;
     q->prev = job->prompt.back();
     q->stops = text::StopMatcher(job->params.stop);
     q->started = Clock::now();
@@ -163,10 +185,25 @@ void Scheduler::loop() {
       }
       slot_cache_[size_t(s.slot)].assign(s.tokens.begin(), s.tokens.begin() + long(s.ran));
       slot_busy_[size_t(s.slot)] = false;
+      for (auto& f : running_)  // its followers copy now (its slot is not reused before the next step) or prefill alone
+        if (f->leader == &s) adopt(*f);
       it = running_.erase(it);
     }
     if (queue_.empty() && running_.empty()) idle_cv_.notify_all();
   }
+}
+
+// A follower takes its leader's cache rows once they are there; a leader that left before its prefill reached
+// them (cancelled) leaves the follower to prefill alone.
+void Scheduler::adopt(Seq& f) {
+  Seq& l = *f.leader;
+  if (l.ran >= f.share) {
+    llm_.copy_prefix(l.slot, f.slot, int(f.share));
+    f.ran = f.share;
+    f.cached = int(f.share);
+    f.res.cached_tokens = int(f.share);
+  }
+  if (l.ran >= f.share || l.finished) f.leader = nullptr;
 }
 
 bool Scheduler::step() {
@@ -187,6 +224,8 @@ bool Scheduler::step() {
       if (!q->finished) live.push_back(q.get());
     }
   }
+  for (Seq* s : live)  // in arrival order: a leader's own copy comes first
+    if (s->leader) adopt(*s);
   const size_t budget = size_t(llm_.max_rows());
   std::vector<size_t> advance(live.size(), 0);  // rows each live sequence gets in this step
   for (size_t k = 0; k < live.size(); ++k)  // decode rows first: running sequences never wait for a prefill
@@ -199,7 +238,7 @@ bool Scheduler::step() {
   size_t prefill_rows = 0;
   for (size_t k = 0; k < live.size(); ++k) {
     Seq* s = live[k];
-    if (s->decoding() || rows.size() >= budget) continue;
+    if (s->decoding() || s->leader || rows.size() >= budget) continue;
     const size_t n = std::min(s->tokens.size() - s->ran, budget - rows.size());
     for (size_t i = 0; i < n; ++i) rows.push_back({s->tokens[s->ran + i], s->slot, int(s->ran + i)});
     advance[k] = n;

@@ -1,6 +1,8 @@
 // serve::Scheduler: continuous batching of generation jobs over one models::BatchLlm. One scheduler thread
 // owns the model. Each step it admits queued jobs into free slots (the slot whose KV cache holds the longest
-// prefix of the prompt, so a repeated prompt or the next turn of a chat prefills only what is new), then runs
+// prefix of the prompt, so a repeated prompt or the next turn of a chat prefills only what is new; a running
+// sequence with a longer common prefix, e.g. another choice of the same request, is followed instead: its
+// KV rows are copied once its prefill has written them, BatchLlm::copy_prefix), then runs
 // one BatchLlm::step with a decode row for every running sequence and, in the rows left, prefill chunks of
 // the sequences still prefilling (in arrival order): new requests join at the next step and their prefill is
 // interleaved with the running decodes. Outputs are sampled per sequence (greedy or text::Sampler), streamed
@@ -55,6 +57,7 @@ class Scheduler {
   void loop();
   void admit_locked();
   bool step();  // false when there was nothing to do
+  void adopt(Seq& follower);
   void emit_token(Seq& s, int32_t tok);
   void end(Seq& s, const char* reason);
   void fail_all(const std::string& why);

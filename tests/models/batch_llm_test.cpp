@@ -279,3 +279,46 @@ TEST(BatchLlm, FusedLayerBodyEqualsUnfused) {
     std::filesystem::remove(path);
   }
 }
+
+// copy_prefix (the server's shared prefill): slot 0 prefilled with a prompt, its first n - 1 positions copied
+// into slots 2 and 1 (2 first: the copy must land in the named slot only), and each then runs the last prompt
+// token alone: the logits equal slot 0's own (1e-4 relative to the largest |logit|: another row count, the
+// same cached keys/values), and greedy decoding on from there equals slot 0's. Slot 1 first holds another
+// prompt, so a copy that did not land would show. Bad slots and counts are refused.
+TEST(BatchLlm, CopiedPrefixEqualsItsOwnPrefill) {
+  auto batch = models::BatchLlm::load(stories_bin_options(), 3);
+  const std::vector<int32_t> p = batch->tokenize("Once upon a time there was a little dog", true),
+                             other = batch->tokenize("The cat sat on the mat and looked", true);
+  std::vector<models::BatchRow> rows;
+  for (size_t i = 0; i < p.size(); ++i) rows.push_back({p[i], 0, int(i)});
+  for (size_t i = 0; i < other.size(); ++i) rows.push_back({other[i], 1, int(i)});
+  const std::vector<int> outs = {int(p.size()) - 1, int(rows.size()) - 1};
+  models::StepOutput first = batch->step(rows, outs, true);
+  const size_t V = size_t(batch->vocab_size());
+  const std::vector<float> want(first.logits.begin(), first.logits.begin() + long(V));
+  float mx = 0;
+  for (float v : want) mx = std::max(mx, std::fabs(v));
+  const int n = int(p.size()) - 1;
+  batch->copy_prefix(0, 2, n);
+  batch->copy_prefix(0, 1, n);
+  for (int slot : {1, 2}) {
+    models::StepOutput o = batch->step(std::vector<models::BatchRow>{{p.back(), slot, n}}, std::vector<int>{0}, true);
+    EXPECT_LT(max_abs_diff(o.logits, want), 1e-4f * std::max(1.0f, mx)) << "slot " << slot;
+    EXPECT_EQ(o.argmax[0], first.argmax[0]) << "slot " << slot;
+  }
+  // Greedy on: slots 0 and 1 step together and stay equal (and differ from what slot 1's own prompt gave).
+  std::vector<int32_t> a = {first.argmax[0]}, b = {first.argmax[0]};
+  for (int k = 0; k < 12; ++k) {
+    const std::vector<models::BatchRow> r = {{a.back(), 0, n + 1 + k}, {b.back(), 1, n + 1 + k}};
+    models::StepOutput o = batch->step(r, std::vector<int>{0, 1}, false);
+    a.push_back(o.argmax[0]);
+    b.push_back(o.argmax[1]);
+  }
+  EXPECT_EQ(a, b);
+  EXPECT_GT(std::set<int32_t>(a.begin(), a.end()).size(), 3u);
+  EXPECT_THROW(batch->copy_prefix(0, 3, 1), LimitError);
+  EXPECT_THROW(batch->copy_prefix(-1, 1, 1), LimitError);
+  EXPECT_THROW(batch->copy_prefix(0, 1, batch->context() + 1), LimitError);
+  EXPECT_THROW(batch->copy_prefix(1, 1, 1), InvalidArgument);
+  batch->copy_prefix(0, 1, 0);  // nothing to copy
+}

@@ -98,6 +98,25 @@ class Sampling(ServerCase):
         self.assertEqual(st, 400, e)
         self.assertIn("at most 4", e["error"]["message"])
 
+    def test_n_choices_share_one_prefill(self):
+        # A prompt no slot holds: choice 0 prefills it, choices 1..3 copy its KV rows (BatchLlm::copy_prefix) and
+        # run only the last prompt token (as their first decode row): prefill_tokens_total grows by one prompt less
+        # choice 0's cached tokens, not 4x that.
+        # Each choice still equals the seed + i request alone.
+        body = {"prompt": "Tom and his sister found a shiny blue stone near the old river", "temperature": 0.9,
+                "seed": 21, "max_tokens": 16}
+        m0 = self.s.metrics()
+        st, _, r = self.s.post("/v1/completions", dict(body, n=4))
+        m1 = self.s.metrics()
+        self.assertEqual(st, 200, r)
+        u = r["usage"]
+        self.assertGreater(u["prompt_tokens"], 10)
+        ran = m1["wgrt_prefill_tokens_total"] - m0["wgrt_prefill_tokens_total"]
+        self.assertEqual(ran, u["prompt_tokens"] - u["prompt_tokens_details"]["cached_tokens"])
+        alone = [self.s.post("/v1/completions", dict(body, seed=21 + i))[2]["choices"][0]["text"] for i in range(4)]
+        self.assertEqual([c["text"] for c in r["choices"]], alone)
+        self.assertGreater(len(set(alone)), 1)
+
     def test_malformed_sampling_parameters_are_400(self):
         cases = [({"temperature": -0.5}, "'temperature' must be in"), ({"temperature": "hot"}, "'temperature' must be a number"),
                  ({"top_p": 0}, "'top_p' must be in"), ({"top_p": 1.5}, "'top_p' must be in"), ({"min_p": 2}, "'min_p' must be in"),
