@@ -31,12 +31,6 @@ std::unique_ptr<OneOp> make_pool(bool max, Dims xmax, const vref::Pool2d& p) {
   return o;
 }
 
-std::vector<float> run(OneOp& o, Dims d, std::vector<float> x) {
-  o.input_dims[0].second = d;
-  o.input_data[0] = std::move(x);
-  return o.run();
-}
-
 }  // namespace
 
 TEST(Pool2d, AgainstReferenceOddSizesAndModes) {
@@ -49,7 +43,7 @@ TEST(Pool2d, AgainstReferenceOddSizesAndModes) {
     for (bool max : {true, false}) {
       if (max && p.divisor) continue;
       auto o = make_pool(max, {1, p.planes, p.H, p.W}, p);
-      auto got = run(*o, {1, p.planes, p.H, p.W}, x);
+      auto got = o->run({1, p.planes, p.H, p.W}, x);
       EXPECT_EQ(o->out_dims(), (Dims{1, p.planes, p.OH(), p.OW()}));
       expect_close(got, max ? vref::max_pool2d(p, x) : vref::avg_pool2d(p, x), max ? 0.0 : 1e-6, max ? 0.0 : 1e-5,
                    fmt::format("{} pool {}x{} k{}x{} s{},{} p{},{} ceil {}", max ? "max" : "avg", p.H, p.W, p.kh, p.kw,
@@ -66,7 +60,7 @@ TEST(Pool2d, DilatedMaxPoolThreeDimInputAndLiveSizes) {
     l.H = h;
     l.W = h + 0;
     auto x = ref::random_floats(size_t(3 * h * h), uint32_t(h));
-    auto got = run(*o, {3, h, h}, x);
+    auto got = o->run({3, h, h}, x);
     ASSERT_EQ(o->out_dims(), (Dims{3, l.OH(), l.OW()}));
     expect_close(got, vref::max_pool2d(l, x), 0.0, 0.0, fmt::format("dilated {}", h));
   }
@@ -77,7 +71,7 @@ TEST(Pool2d, MaxPoolPropagatesNaN) {
   std::vector<float> x(16, 1.0f);
   x[5] = std::nanf("");
   auto o = make_pool(true, {1, 1, 4, 4}, p);
-  auto got = run(*o, {1, 1, 4, 4}, x);
+  auto got = o->run({1, 1, 4, 4}, x);
   ASSERT_EQ(got.size(), 4u);
   EXPECT_TRUE(std::isnan(got[0]));
   EXPECT_EQ(got[1], 1.0f);
@@ -88,7 +82,7 @@ TEST(Pool2d, ManyOutputsFoldTheGrid) {
   vref::Pool2d p{70, 260, 260, 2, 2, 1, 1};  // 70 * 259 * 259 outputs = 73,375 workgroups of 64
   auto x = ref::random_floats(size_t(70 * 260 * 260), 9);
   auto o = make_pool(false, {70, 260, 260}, p);
-  expect_close(run(*o, {70, 260, 260}, x), vref::avg_pool2d(p, x), 1e-6, 1e-5, "folded avg pool");
+  expect_close(o->run({70, 260, 260}, x), vref::avg_pool2d(p, x), 1e-6, 1e-5, "folded avg pool");
 }
 
 TEST(Pool2d, MatchesPyTorchGoldens) {
@@ -102,7 +96,7 @@ TEST(Pool2d, MatchesPyTorchGoldens) {
     if (max) p.dh = p.dw = c["d"];
     else p.count_include_pad = c["cip"], p.divisor = c["div"];
     auto o = make_pool(max, xd, p);
-    auto got = run(*o, xd, jfloats(c["x"]));
+    auto got = o->run(xd, jfloats(c["x"]));
     EXPECT_EQ(o->out_dims(), jdims(c["out_dims"]));
     expect_close(got, jfloats(c["out"]), 1e-6, 1e-5, fmt::format("golden {} pool case {}", max ? "max" : "avg", n++));
   }

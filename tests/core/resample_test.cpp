@@ -27,12 +27,6 @@ std::unique_ptr<OneOp> make_up(bool bilinear, Dims xmax, IntList size, double sf
   return o;
 }
 
-std::vector<float> run(OneOp& o, Dims d, std::vector<float> x) {
-  o.input_dims[0].second = d;
-  o.input_data[0] = std::move(x);
-  return o.run();
-}
-
 }  // namespace
 
 TEST(Upsample, AgainstReferenceOddSizes) {
@@ -42,11 +36,11 @@ TEST(Upsample, AgainstReferenceOddSizes) {
            {5, 7, 8, 10}, {5, 7, 3, 4}, {1, 1, 3, 5}, {4, 4, 4, 4}, {6, 3, 13, 1}, {7, 9, 14, 18}}) {
     auto x = ref::random_floats(size_t(P * H * W), seed++);
     auto o = make_up(false, {1, P, H, W}, {OH, OW}, 0, false);
-    expect_close(run(*o, {1, P, H, W}, x), vref::upsample_nearest(x, P, H, W, OH, OW), 0, 0,
+    expect_close(o->run({1, P, H, W}, x), vref::upsample_nearest(x, P, H, W, OH, OW), 0, 0,
                  fmt::format("nearest {}x{} -> {}x{}", H, W, OH, OW));
     for (bool align : {false, true}) {
       auto b = make_up(true, {1, P, H, W}, {OH, OW}, 0, align);
-      expect_close(run(*b, {1, P, H, W}, x), vref::upsample_bilinear(x, P, H, W, OH, OW, align), 1e-6, 1e-5,
+      expect_close(b->run({1, P, H, W}, x), vref::upsample_bilinear(x, P, H, W, OH, OW, align), 1e-6, 1e-5,
                    fmt::format("bilinear align {} {}x{} -> {}x{}", align, H, W, OH, OW));
     }
   }
@@ -57,10 +51,10 @@ TEST(Upsample, ScaleFactorsAndLiveSizes) {
   auto n = make_up(false, {2, 3, 9, 9}, {}, 3.0, false);
   for (auto [N, H, W] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{{2, 9, 9}, {1, 4, 7}, {2, 1, 3}}) {
     auto x = ref::random_floats(size_t(N * 3 * H * W), uint32_t(H * W));
-    auto got = run(*o, {N, 3, H, W}, x);
+    auto got = o->run({N, 3, H, W}, x);
     ASSERT_EQ(o->out_dims(), (Dims{N, 3, 2 * H, 2 * W}));
     expect_close(got, vref::upsample_bilinear(x, N * 3, H, W, 2 * H, 2 * W, false, 2.0, 2.0), 1e-6, 1e-5, "bilinear x2");
-    auto gn = run(*n, {N, 3, H, W}, x);
+    auto gn = n->run({N, 3, H, W}, x);
     ASSERT_EQ(n->out_dims(), (Dims{N, 3, 3 * H, 3 * W}));
     expect_close(gn, vref::upsample_nearest(x, N * 3, H, W, 3 * H, 3 * W, 3.0, 3.0), 0, 0, "nearest x3");
   }
@@ -72,7 +66,7 @@ TEST(Upsample, MatchesPyTorchGoldens) {
     const Dims xd = jdims(c["x_dims"]);
     const bool bil = c["mode"] == "bilinear";
     auto o = make_up(bil, xd, c["size"].get<IntList>(), c["scale"].get<double>(), bil && c["align"].get<bool>());
-    auto got = run(*o, xd, jfloats(c["x"]));
+    auto got = o->run(xd, jfloats(c["x"]));
     EXPECT_EQ(o->out_dims(), jdims(c["out_dims"]));
     expect_close(got, jfloats(c["out"]), 1e-6, 1e-5, fmt::format("golden {} case {}", c["mode"].get<std::string>(), n++));
   }

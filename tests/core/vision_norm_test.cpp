@@ -24,12 +24,6 @@ std::unique_ptr<OneOp> make_ln(Dims xmax, IntList ns, const std::vector<float>& 
   return o;
 }
 
-std::vector<float> run(OneOp& o, Dims d, std::vector<float> x) {
-  o.input_dims[0].second = d;
-  o.input_data[0] = std::move(x);
-  return o.run();
-}
-
 }  // namespace
 
 TEST(LayerNorm, OddSizesAgainstReference) {
@@ -38,7 +32,7 @@ TEST(LayerNorm, OddSizesAgainstReference) {
     auto w = ref::random_floats(size_t(L), seed, 0.5f, 1.5f), b = ref::random_floats(size_t(L), seed + 1);
     auto x = ref::random_floats(size_t(rows * L), seed + 2, -3.0f, 5.0f);
     auto o = make_ln({rows, L}, {L}, w, b, 1e-6);
-    expect_close(run(*o, {rows, L}, x), vref::layer_norm(x, L, w, b, 1e-6), 1e-5, 1e-4, fmt::format("rows {} L {}", rows, L));
+    expect_close(o->run({rows, L}, x), vref::layer_norm(x, L, w, b, 1e-6), 1e-5, 1e-4, fmt::format("rows {} L {}", rows, L));
     seed += 3;
   }
 }
@@ -47,7 +41,7 @@ TEST(LayerNorm, MultiDimShapeNoAffineAndLiveRows) {
   auto o = make_ln({4, 6, 3, 5}, {3, 5}, {}, {}, 1e-5);
   for (int64_t n : {4, 1, 3}) {
     auto x = ref::random_floats(size_t(n * 6 * 15), uint32_t(n));
-    auto got = run(*o, {n, 6, 3, 5}, x);
+    auto got = o->run({n, 6, 3, 5}, x);
     EXPECT_EQ(o->out_dims(), (Dims{n, 6, 3, 5}));
     expect_close(got, vref::layer_norm(x, 15, {}, {}, 1e-5), 1e-5, 1e-4, fmt::format("n {}", n));
   }
@@ -58,7 +52,7 @@ TEST(LayerNorm, ManyRowsFoldTheGrid) {
   auto w = ref::random_floats(L, 1, 0.5f, 1.5f), b = ref::random_floats(L, 2);
   auto x = ref::random_floats(size_t(rows * L), 3);
   auto o = make_ln({rows, L}, {L}, w, b, 1e-5);
-  expect_close(run(*o, {rows, L}, x), vref::layer_norm(x, L, w, b, 1e-5), 1e-5, 1e-4, "66000 rows");
+  expect_close(o->run({rows, L}, x), vref::layer_norm(x, L, w, b, 1e-5), 1e-5, 1e-4, "66000 rows");
 }
 
 TEST(VisionNorm, MatchesPyTorchGoldens) {
@@ -66,7 +60,7 @@ TEST(VisionNorm, MatchesPyTorchGoldens) {
   for (const auto& c : j["layer_norm"]) {
     const Dims xd = jdims(c["x_dims"]);
     auto o = make_ln(xd, c["shape"].get<IntList>(), jfloats(c["w"]), jfloats(c["b"]), c["eps"].get<double>());
-    expect_close(run(*o, xd, jfloats(c["x"])), jfloats(c["out"]), 1e-5, 1e-4, "golden layer_norm");
+    expect_close(o->run(xd, jfloats(c["x"])), jfloats(c["out"]), 1e-5, 1e-4, "golden layer_norm");
   }
   for (const auto& c : j["group_norm"]) {
     const Dims xd = jdims(c["x_dims"]);

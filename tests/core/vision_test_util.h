@@ -68,6 +68,12 @@ struct OneOp {
     if (exe->graph().tensor_at(out).dtype != DType::F32) return {};  // read it with exe->read_i32
     return exe->read_f32(out);
   }
+  // A one-input op: runs with input 0 at live dims d holding x (row-major f32, numel(d) values).
+  std::vector<float> run(Dims d, std::vector<float> x) {
+    input_dims[0].second = std::move(d);
+    input_data[0] = std::move(x);
+    return run();
+  }
   Dims out_dims() const { return exe->dims(out); }
 };
 
