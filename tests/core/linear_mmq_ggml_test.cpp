@@ -109,7 +109,7 @@ TEST(LinearMmqGgml, EveryTileVariantOddSizes) {
     GgmlLinear r = make_mmq(t, N, K, N == 37, ++seed, 129, tun);
     const std::string what = fmt::format("tile {}x{} kb {} cvt {} {} K {} N {}", tile.tm, tile.tn, tile.kb, tile.cvt,
                                          ggml_type_name(t.type), K, N);
-    EXPECT_TRUE(routed_int8(r)) << what;
+    EXPECT_TRUE(wgrt::test::routed(r, "gemm_mmq_ggml.wgsl:main")) << what;
     for (int64_t M : {129, 9}) EXPECT_EQ(check_mmq(r, M, N, K, ++seed, what + " M " + std::to_string(M)), 0);
   }
 }
