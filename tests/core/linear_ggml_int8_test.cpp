@@ -123,6 +123,7 @@ TEST(LinearGgmlInt8, StagedOnlyUpToThePolicysRows) {
   const int64_t N = 37, K = 512;
   webgpu::Tuning tun = int8_tuning(2);
   tun.ggml_gemv_int8_staged_rows = webgpu::Tuning{}.ggml_gemv_int8_staged_rows;
+  tun.gemv_max_rows = 8;  // every M here on the GEMV routes (CPU adapters take a GEMM from fewer rows)
   ASSERT_EQ(tun.ggml_gemv_int8_staged_rows, 2u);
   GgmlLinear r = make_i8(t, N, K, false, 91, 8, tun);
   for (int64_t M : {1, 2, 3, 4, 8}) {
