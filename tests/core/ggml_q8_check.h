@@ -72,10 +72,12 @@ inline int check_mmq(GgmlLinear& r, int64_t M, int64_t N, int64_t K, uint32_t se
 }
 
 // Whether r's graph has an active dispatch of `kernel` ("file.wgsl:main") for its last execute's route.
+// Every dispatch of the kernel counts (one per route, e.g. the quantize pass of the 4- and of the 8-row GEMV).
 inline bool routed(GgmlLinear& r, const std::string& kernel) {
   const std::string dump = r.exe->dump();
-  const size_t at = dump.find(kernel);
-  return at != std::string::npos && dump.substr(at, dump.find('\n', at) - at).find("inactive") == std::string::npos;
+  for (size_t at = dump.find(kernel); at != std::string::npos; at = dump.find(kernel, at + 1))
+    if (dump.substr(at, dump.find('\n', at) - at).find("inactive") == std::string::npos) return true;
+  return false;
 }
 
 }  // namespace wgrt::test
