@@ -267,6 +267,7 @@ TEST(BatchLlm, FusedLayerBodyEqualsUnfused) {
       // q4gsw fuses; block formats keep the unfused body in the serving batch (the graph's rule).
       const size_t fewer = type == GgmlType::Q4_0 ? 3 * size_t(c.layers) + 1 : 0;
       if (step > 0) EXPECT_EQ(fused->step_dispatches() + fewer, plain->step_dispatches()) << "step " << step;
+      if (step == 4) break;             // the last step: nothing to feed
       const int n = step == 3 ? 3 : 8;  // the last step: 3 rows (slots 0..2)
       rows.clear();
       outs.clear();
