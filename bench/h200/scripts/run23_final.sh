@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# H200 run 23 final (merged main, end of the sixth session): decode and prefill against llama.cpp's Vulkan
+# llama-bench on the same files in the same run (the peer's median of 5 repetitions: its first repetition runs at
+# about half speed), 1B and 0.5B, Q4_0 and llama.cpp-quantized Q4_K_M (std-0.2 weights); then serving at
+# 1/2/4/8 streams for wgrt and llama-server (Vulkan, same commit as llama-bench, warm-up per level) on the 1B
+# files, and the ViT at batch 1. Most important rows first. ~8 min.
+set -u
+source bench/h200/scripts/lib.sh
+T() { timeout "$@"; }
+$N info 2>&1 | sed -n '/Tuning policy/,$p' | head -40
+for p in llama-3.2-1b:l1b qwen2.5-0.5b:q05; do pre=${p%%:*}; s=${p##*:}
+  synth $s-Q4_0 $pre q4_0 --init-std 0.2
+  quantize $s-Q4_K_M $pre Q4_K_M --init-std 0.2
+done
+llama_bench
+# llama-bench JSON: one object per test with samples_ts; print mean, median, min, max of the repetitions.
+lb() { T 120 "$LLAMA_BENCH" "$@" -o json 2>/dev/null | python3 -c '
+import json,sys,statistics as st
+for t in json.load(sys.stdin):
+  s=t.get("samples_ts") or [t["avg_ts"]]
+  kind="pp%d"%t["n_prompt"] if t["n_gen"]==0 else "tg%d@d%d"%(t["n_gen"],t.get("n_depth",0))
+  print("| %s | mean %.1f | median %.1f | min %.1f | max %.1f | n %d |"%(kind,st.mean(s),st.median(s),min(s),max(s),len(s)))'; }
+FILES="l1b-Q4_0 q05-Q4_0 l1b-Q4_K_M q05-Q4_K_M"
+echo "== wgrt decode tg128 pipelined (-r 3)"
+for f in $FILES; do for d in 128 2048; do
+  echo "-- $f d$d $(T 60 $N bench -m $M/$f.gguf -p $d -n 128 -r 3 --tg-mode pipelined 2>&1 | grep -E '^\| tg' | tr -s ' ')"
+done; done
+echo "== llama-bench fa1 tg128 @ d128,d2048 (-r 5)"
+for f in $FILES; do echo "-- $f"; lb -m $M/$f.gguf -ngl 99 -r 5 -p 0 -n 128 -d 128,2048 -fa 1; done
+echo "== wgrt prefill (-r 3)"
+for f in $FILES; do for p in 512 2048; do
+  echo "-- $f $(T 60 $N bench -m $M/$f.gguf -p $p -n 4 -r 3 2>&1 | grep -E '^\| pp' | tr -s ' ')"
+done; done
+echo "== llama-bench fa1 pp512,2048 matrix cores off (-r 3)"
+for f in $FILES; do echo "-- $f"; GGML_VK_DISABLE_COOPMAT=1 GGML_VK_DISABLE_COOPMAT2=1 lb -m $M/$f.gguf -ngl 99 -r 3 -p 512,2048 -n 0 -fa 1; done
+echo "-- l1b-Q4_0 coopmat on"; lb -m $M/l1b-Q4_0.gguf -ngl 99 -r 3 -p 512,2048 -n 0 -fa 1
+echo "== serve 1/2/4/8 streams, wgrt and llama-server (128 tokens x 2 requests per stream, warm-up per level)"
+export WGRT_TEST_PORTS=18100-18199 TMPDIR=/tmp
+LS=""
+if [ -f .devlibs/peers/llama-server-peer.tar.xz ]; then
+  mkdir -p /tmp/lsp && tar -xJf .devlibs/peers/llama-server-peer.tar.xz -C /tmp/lsp && LS=/tmp/lsp/llama-server-peer/llama-server
+fi
+for f in l1b-Q4_0 l1b-Q4_K_M; do
+  echo "-- wgrt $f"; T 60 python3 bench/serve_bench.py --wgrt $N --streams 1,2,4,8 --max-tokens 128 --requests 2 \
+    --warmup-tokens 16 -- -m $M/$f.gguf --ctx 1024 --parallel 8 | grep -E '^\|'
+  [ -n "$LS" ] && { echo "-- llama-server $f"; T 120 python3 bench/serve_bench.py --llama-server $LS --streams 1,2,4,8 \
+    --max-tokens 128 --requests 2 --warmup-tokens 16 -- -m $M/$f.gguf -ngl 99 --parallel 8 -c 8192 -fa on | grep -E '^\|'; }
+done
+echo "== vit batch 1"
+V=/tmp/vit; mkdir -p $V && cp .devlibs/vit/vit_b16_d12.onnx $V/ &&
+  python3 tests/golden/make_vit_onnx.py $V/vit_b16_d12.onnx --depth 12 --data-only >/dev/null &&
+  T 30 "$(dirname "$N")/wgrt_bench_ocr" --only vit --vit $V/vit_b16_d12.onnx --runs 20 --warmup 3 2>&1 | grep -E '^wgrt vit'
+echo "== done"
