@@ -236,3 +236,66 @@ TEST(ConvFusionPass, StopsAtGraphOutputsOtherReadersAndBroadcasts) {
   EXPECT_EQ(c.stats.convs_with_epilogue, 0u);
   expect_same(run_graph(broadcasts, false), c);
 }
+
+namespace {
+
+// ConvTranspose as exporters write it: transposed conv without bias, add of a [1, O, 1, 1] constant, batch norm,
+// relu (PP-OCRv4 det's head). C 3 -> O 6, groups `groups`, kernel 2 = stride 2: out [1, 6, 18, 22].
+ValueId conv_t_add_bn_relu(Graph& g, ValueId x, int64_t groups, bool sub) {
+  const int64_t O = 6;
+  ValueId w = g.constant("wt", DType::F32, {3, O / groups, 2, 2},
+                         ConstantData::from_vector(wgrt::test::ref::random_floats(size_t(3 * O / groups * 4), 610)));
+  const Dims od = {1, O, 18, 22};
+  ValueId y = g.tensor(DType::F32, od);
+  g.op("aten.convolution.default", {x, w, g.none(), g.int_list({2, 2}), g.int_list({0, 0}), g.int_list({1, 1}),
+                                    g.boolean(true), g.int_list({0, 0}), g.int_value(groups), y});
+  auto cv = wgrt::test::ref::random_floats(size_t(O), 611);
+  ValueId c = g.constant("cb", DType::F32, {1, O, 1, 1}, ConstantData::from_vector(std::move(cv)));
+  ValueId a = g.tensor(DType::F32, od);
+  g.op(sub ? "aten.sub.Tensor" : "aten.add.Tensor", {y, c, g.real(sub ? 0.5 : 1.0), a});
+  ValueId bn = g.tensor(DType::F32, od);
+  g.op("aten._native_batch_norm_legit_no_training.default",
+       {a, vec(g, O, 612, 0.5f), vec(g, O, 613), vec(g, O, 614), vec(g, O, 615, 0.1f), g.real(0.1), g.real(1e-5), bn});
+  return un(g, "aten.relu.default", bn);
+}
+
+}  // namespace
+
+TEST(ConvFusionPass, FoldsChannelAddAndBatchNormIntoATransposedConv) {
+  // groups 1 and 3 (the transposed weight's output channel is group * O/groups + its second index), add and
+  // subtract with alpha 0.5: one node left, values as the unfused graph.
+  for (int64_t groups : {1, 3})
+    for (bool sub : {false, true}) {
+      auto body = [&](Graph& g, ValueId x) { return std::vector<ValueId>{conv_t_add_bn_relu(g, x, groups, sub)}; };
+      const PassRun plain = run_graph(body, false), fused = run_graph(body, true);
+      EXPECT_EQ(plain.nodes, 4u);
+      EXPECT_EQ(fused.nodes, 1u) << groups << sub;
+      EXPECT_EQ(fused.stats.channel_adds_folded, 1u);
+      EXPECT_EQ(fused.stats.batch_norms_folded, 1u);
+      EXPECT_EQ(fused.stats.convs_with_epilogue, 1u);
+      expect_same(plain, fused);
+    }
+}
+
+TEST(ConvFusionPass, ChannelAddFoldsOnlyPerChannelConstants) {
+  // A plain conv with bias: + [5, 1, 1] folds (the constant first, alpha 1); c - y and a [1, 1, 1, 6]
+  // (per-column) constant do not.
+  auto body = [](Graph& g, ValueId x) {
+    ValueId y = conv(g, x);
+    ValueId c = g.constant("pc", DType::F32, {5, 1, 1}, ConstantData::from_vector(std::vector<float>{1, -2, 3, 0.5f, 5}));
+    ValueId a = g.tensor(DType::F32, {1, 5, 5, 6});
+    g.op("aten.add.Tensor", {c, y, g.real(1.0), a});
+    ValueId y2 = conv(g, x);
+    ValueId s = g.tensor(DType::F32, {1, 5, 5, 6});
+    g.op("aten.sub.Tensor", {c, y2, g.real(1.0), s});
+    ValueId y3 = conv(g, x);
+    ValueId cw = g.constant("pw", DType::F32, {1, 1, 1, 6}, ConstantData::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}));
+    ValueId a3 = g.tensor(DType::F32, {1, 5, 5, 6});
+    g.op("aten.add.Tensor", {y3, cw, g.real(1.0), a3});
+    return std::vector<ValueId>{a, s, a3};
+  };
+  const PassRun plain = run_graph(body, false), fused = run_graph(body, true);
+  EXPECT_EQ(fused.stats.channel_adds_folded, 1u);
+  EXPECT_EQ(fused.nodes, 5u);
+  expect_same(plain, fused);
+}

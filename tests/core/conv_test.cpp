@@ -64,11 +64,14 @@ TEST(Conv2d, GemmRouteOddSizesAgainstReference) {
 
 TEST(Conv2d, GemmRouteOnEveryGemmKernel) {
   // The implicit-im2col loaders of both shared GEMM kernels (conv_gemm.wgsl, conv_gemm_cpu.wgsl), forced through
-  // the tuning policy, on shapes with partial tiles and partial 8-k steps.
+  // the tuning policy, on shapes with partial tiles and partial 8-k steps. The geometry is a set of override
+  // constants (conv_im2col.wgsl): pointwise kernels (1x1, stride 1, no padding, here with 2 images and K 33 / 20)
+  // take the no-decomposition path; 1x1 with stride 2 or padding 1 must not.
   wgrt::test::for_each_gemm_kernel([&] {
     uint32_t seed = 40;
     for (vref::Conv2d c : {vref::Conv2d{1, 3, 7, 5, 70, 3, 3, 1, 1, 1, 1}, vref::Conv2d{2, 5, 11, 9, 7, 3, 2, 2, 3, 1, 0, 1, 2},
-                           vref::Conv2d{1, 33, 9, 10, 129, 1, 1}}) {
+                           vref::Conv2d{1, 33, 9, 10, 129, 1, 1}, vref::Conv2d{2, 20, 7, 9, 24, 1, 1},
+                           vref::Conv2d{1, 9, 7, 8, 10, 1, 1, 2, 2}, vref::Conv2d{2, 9, 5, 6, 10, 1, 1, 1, 1, 1, 1}}) {
       check_against_ref(c, seed, seed % 2 == 0);
       seed += 3;
     }

@@ -5,7 +5,9 @@
 // (floor). stride/padding/dilation take 1 value (both dims) or 2 (h, w). Only 2-D convolution (4-D x);
 // transposed = true: the transposed convolution (conv_transpose2d; weight [C, O/groups, kh, kw], OH = (H-1)*sh -
 // 2*ph + dh*(kh-1) + output_padding_h + 1) by a direct gather kernel (conv_transpose.wgsl), one invocation per
-// output. Routes of the forward convolution (fixed at build by groups):
+// output, or, when kernel == stride with no padding, dilation or output_padding (upsampling without overlap), by
+// conv_transpose_phase.wgsl, one invocation per input pixel and block of output channels. Routes of the forward
+// convolution (fixed at build by groups):
 //   groups == 1: the shared GEMM (the device's choice, ops/linear/gemm.h) with an implicit-im2col B loader
 //     (conv_gemm.wgsl tiled, conv_gemm_cpu.wgsl on CPU adapters), batch = images;
 //   groups > 1 (grouped, depthwise): direct convolution (conv_direct.wgsl), one invocation per output, 1-D grid
@@ -15,6 +17,8 @@
 //   makes these from a convolution and the elementwise nodes after it). N, H, W may change between executes
 // (resize hook); C must stay the build-time value. Errors: InvalidArgument naming the node (bad ranks,
 // channel/group mismatch, non-positive stride/dilation, negative padding, empty output).
+#include <algorithm>
+
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
 #include "ops/families.h"
@@ -82,20 +86,34 @@ void build_conv(OpBuilder& b, bool fused) {
   }
   const int64_t kh = wd[2], kw = wd[3];
   const bool gemm = groups == 1 && !transposed;
+  // Transposed with kernel == stride, no padding, dilation 1 (or a 1-wide kernel), no output_padding: each output
+  // pixel has one tap, so the phase kernel (one invocation per input pixel and block of OB <= 16 / (kh*kw)
+  // output channels) applies; else the gather kernel.
+  const bool phase = transposed && kh == sh && kw == sw && ph == 0 && pw == 0 && (dh == 1 || kh == 1) &&
+                     (dw == 1 || kw == 1) && oph == 0 && opw == 0 && kh * kw <= 16;
+  const int64_t phase_ob = phase ? std::min<int64_t>(16 / (kh * kw), O / groups) : 1;
   UniformRef u = b.uniform<ConvParams>();
   const Binding xb = Binding::tensor(b.arg(0)), wb = Binding::tensor(b.arg(1)), ob = Binding::tensor(b.arg(oi));
   const Binding biasb = has_bias ? Binding::tensor(b.arg(2)) : xb;
   // groups == 1: the shared GEMM (the device's kernel choice) with an implicit-im2col B loader; else direct.
   const GemmConfig cfg = gemm_config(b.device());
+  // The geometry as override constants of every route (conv_geometry.wgsl); the uniform carries it too.
+  const std::vector<std::pair<std::string, double>> geometry = {
+      {"CONV_KH", double(kh)}, {"CONV_KW", double(kw)}, {"CONV_SH", double(sh)}, {"CONV_SW", double(sw)},
+      {"CONV_PH", double(ph)}, {"CONV_PW", double(pw)}, {"CONV_DH", double(dh)}, {"CONV_DW", double(dw)}};
   UniformRef gu{};
   DispatchRef d;
   if (gemm) {
     gu = b.uniform<GemmParams>();
     webgpu::KernelSpec spec = gemm_variant(cfg, "ops/conv/conv_gemm.wgsl", "ops/conv/conv_gemm_cpu.wgsl");
     spec.constants.insert(spec.constants.end(), epi.begin(), epi.end());
+    spec.constants.insert(spec.constants.end(), geometry.begin(), geometry.end());
     d = b.dispatch(spec, {wb, xb, xb, biasb, ob, gu, u});
   } else {
-    d = b.dispatch({transposed ? "ops/conv/conv_transpose.wgsl" : "ops/conv/conv_direct.wgsl", "main", epi, {}}, {xb, wb, biasb, ob, u});
+    webgpu::KernelSpec spec{phase ? "ops/conv/conv_transpose_phase.wgsl" : transposed ? "ops/conv/conv_transpose.wgsl" : "ops/conv/conv_direct.wgsl", "main", epi, {}};
+    spec.constants.insert(spec.constants.end(), geometry.begin(), geometry.end());
+    if (phase) spec.constants.emplace_back("OB", double(phase_ob));
+    d = b.dispatch(spec, {xb, wb, biasb, ob, u});
   }
   // Init-captures: clang < 16 (Emscripten 3.1.6, the browser build) cannot capture structured bindings.
   b.on_resize([=, sh = sh, sw = sw, ph = ph, pw = pw, dh = dh, dw = dw, oph = oph, opw = opw, oi = oi](ResizeContext& r) {
@@ -147,7 +165,8 @@ void build_conv(OpBuilder& b, bool fused) {
         r.fail("{}", e.what());
       }
     } else {
-      p.total = uint32_t(numel(od));
+      // phase: one invocation per input pixel and block of output channels; else one per output.
+      p.total = phase ? uint32_t(x[0] * groups * ((O / groups + phase_ob - 1) / phase_ob) * x[2] * x[3]) : uint32_t(numel(od));
       r.set_uniform(u, p);
       r.set_invocations(d, p.total);
     }
@@ -158,7 +177,8 @@ void build_conv(OpBuilder& b, bool fused) {
 
 void register_conv_ops(OpRegistry& r) {
   const std::vector<std::string> kernels = {"ops/conv/conv_gemm.wgsl:main", "ops/conv/conv_gemm_cpu.wgsl:main",
-                                            "ops/conv/conv_direct.wgsl:main", "ops/conv/conv_transpose.wgsl:main"};
+                                            "ops/conv/conv_direct.wgsl:main", "ops/conv/conv_transpose.wgsl:main",
+                                            "ops/conv/conv_transpose_phase.wgsl:main"};
   r.add({"aten.convolution.default", [](OpBuilder& b) { build_conv(b, false); }, kernels, true});
   r.add({"wgrt.convolution_epilogue.default", [](OpBuilder& b) { build_conv(b, true); }, kernels, true});
 }

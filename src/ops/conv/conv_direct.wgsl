@@ -6,21 +6,21 @@
 
 fn conv_gather(n : u32, o : u32, oh : u32, ow : u32) -> f32 {
   let g = o / p.opg;
-  let iy0 = i32(oh * p.sh) - i32(p.ph);
-  let ix0 = i32(ow * p.sw) - i32(p.pw);
+  let iy0 = i32(oh * CONV_SH) - i32(CONV_PH);
+  let ix0 = i32(ow * CONV_SW) - i32(CONV_PW);
   var acc = 0.0;
   for (var c = 0u; c < p.cpg; c++) {
     let x_base = (n * p.C + g * p.cpg + c) * p.H;
-    let w_base = (o * p.cpg + c) * p.kh;
-    for (var ky = 0u; ky < p.kh; ky++) {
-      let iy = iy0 + i32(ky * p.dh);
+    let w_base = (o * p.cpg + c) * CONV_KH;
+    for (var ky = 0u; ky < CONV_KH; ky++) {
+      let iy = iy0 + i32(ky * CONV_DH);
       if (iy < 0 || iy >= i32(p.H)) {
         continue;
       }
-      for (var kx = 0u; kx < p.kw; kx++) {
-        let ix = ix0 + i32(kx * p.dw);
+      for (var kx = 0u; kx < CONV_KW; kx++) {
+        let ix = ix0 + i32(kx * CONV_DW);
         if (ix >= 0 && ix < i32(p.W)) {
-          acc += w[(w_base + ky) * p.kw + kx] * x[(x_base + u32(iy)) * p.W + u32(ix)];
+          acc += w[(w_base + ky) * CONV_KW + kx] * x[(x_base + u32(iy)) * p.W + u32(ix)];
         }
       }
     }

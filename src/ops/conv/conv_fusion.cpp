@@ -118,35 +118,93 @@ class Fuser {
     return std::pair{*s, out};
   }
 
-  // Folds a following batch norm into the conv's weight and bias; returns the new output.
+  bool transposed(const Node& conv) const {
+    const bool* t = std::get_if<bool>(&g_.value(conv.args[6]));
+    return t == nullptr || *t;  // unknown: treated as transposed (no batch-norm fold)
+  }
+  // The conv's bias as a vector of O values (zeros without one), or nullopt if it is not a constant.
+  std::optional<std::vector<float>> bias_values(const Node& conv, int64_t O) const {
+    if (tensor(conv.args[2]) == nullptr) return std::vector<float>(size_t(O), 0.0f);
+    const float* b = constant_f32(conv.args[2], O);
+    if (!b) return std::nullopt;
+    return std::vector<float>(b, b + O);
+  }
+  void set_bias(Node& conv, std::vector<float> b, const std::string& name) {
+    const int64_t O = int64_t(b.size());
+    conv.args[2] = g_.constant(name, DType::F32, {O}, ConstantData::from_vector(std::move(b)));
+  }
+
+  // Folds a following add (or subtract) of a per-channel constant ([O, 1, 1] or [1, O, 1, 1], broadcast over the
+  // conv's [N, O, H, W] output) into the conv's bias; returns the new output.
+  ValueId fold_channel_add(Node& conv, ValueId cur) {
+    const auto u = live_users(cur);
+    const TensorValue* tc = tensor(cur);
+    if (u.size() != 1 || !internal(cur) || tc->max_dims.size() != 4) return cur;
+    const size_t n = *u.begin();
+    const Node nd = g_.nodes()[n];
+    const bool add = nd.op == "aten.add.Tensor", sub = nd.op == "aten.sub.Tensor";
+    if ((!add && !sub) || nd.args.size() != 4 || (nd.args[0] == cur) == (nd.args[1] == cur)) return cur;
+    const bool first = nd.args[0] == cur;
+    const ValueId cid = first ? nd.args[1] : nd.args[0];
+    const int64_t O = tc->max_dims[1];
+    const TensorValue* ct = tensor(cid);
+    const float* c = constant_f32(cid, O);
+    auto alpha = number(nd.args[2]);
+    const TensorValue* to = tensor(nd.args[3]);
+    if (!ct || !c || !alpha || !to || to->max_dims != tc->max_dims) return cur;
+    if (ct->max_dims != Dims{O, 1, 1} && ct->max_dims != Dims{1, O, 1, 1}) return cur;
+    if (!first && (sub || *alpha != 1.0)) return cur;  // c + alpha * y, c - alpha * y: only c + y folds
+    auto b = bias_values(conv, O);
+    if (!b) return cur;
+    const double k = (sub ? -1.0 : 1.0) * (first ? *alpha : 1.0);
+    for (int64_t o = 0; o < O; ++o) (*b)[size_t(o)] = float(double((*b)[size_t(o)]) + k * double(c[o]));
+    set_bias(conv, std::move(*b), tensor(conv.args[1])->name + ".bias_added");
+    conv.args[9] = nd.args[3];
+    removed_.insert(n);
+    ++stats_.channel_adds_folded;
+    return nd.args[3];
+  }
+
+  // Folds a following batch norm into the conv's weight and bias; returns the new output. The weight is
+  // [O, C/groups, kh, kw] (output channel o = the first index) or, transposed, [C, O/groups, kh, kw] (o = the
+  // group of input channel c times O/groups plus the second index).
   ValueId fold_batch_norm(Node& conv, ValueId cur) {
     const auto u = live_users(cur);
     if (u.size() != 1 || !internal(cur)) return cur;
     const size_t n = *u.begin();
     const Node bn = g_.nodes()[n];
     if (bn.op != kBatchNorm || bn.args.size() != 8 || bn.args[0] != cur) return cur;
-    if (std::get_if<bool>(&g_.value(conv.args[6])) == nullptr || std::get<bool>(g_.value(conv.args[6]))) return cur;
+    if (std::get_if<bool>(&g_.value(conv.args[6])) == nullptr) return cur;
+    const bool tr = transposed(conv);
     const TensorValue* wt = tensor(conv.args[1]);
-    if (!wt || wt->max_dims.size() != 4) return cur;
-    const int64_t O = wt->max_dims[0], per = numel(wt->max_dims) / O;
-    const float* w = constant_f32(conv.args[1], O * per);
-    const bool has_bias = tensor(conv.args[2]) != nullptr;
-    const float* b = has_bias ? constant_f32(conv.args[2], O) : nullptr;
+    const TensorValue* tc = tensor(cur);
+    const int64_t* groups = std::get_if<int64_t>(&g_.value(conv.args[8]));
+    if (!wt || wt->max_dims.size() != 4 || !tc || tc->max_dims.size() != 4 || !groups || *groups < 1) return cur;
+    const int64_t O = tc->max_dims[1], khw = wt->max_dims[2] * wt->max_dims[3];
+    const int64_t opg = tr ? wt->max_dims[1] : O, cpg = tr ? wt->max_dims[0] / *groups : 0;
+    if ((tr ? opg * *groups : wt->max_dims[0]) != O) return cur;
+    const int64_t total = numel(wt->max_dims);
+    const float* w = constant_f32(conv.args[1], total);
     const float *gamma = constant_f32(bn.args[1], O), *beta = constant_f32(bn.args[2], O), *mean = constant_f32(bn.args[3], O),
                 *var = constant_f32(bn.args[4], O);
     auto eps = number(bn.args[6]);
+    auto b = bias_values(conv, O);
     const TensorValue* bo = tensor(bn.args[7]);
-    if (!w || (has_bias && !b) || !gamma || !beta || !mean || !var || !eps || !bo || bo->max_dims != tensor(cur)->max_dims) return cur;
-    std::vector<float> nw(static_cast<size_t>(O * per)), nb(static_cast<size_t>(O));
-    for (int64_t o = 0; o < O; ++o) {
-      const double s = double(gamma[o]) / std::sqrt(double(var[o]) + *eps);
-      for (int64_t k = 0; k < per; ++k) nw[size_t(o * per + k)] = float(double(w[o * per + k]) * s);
-      nb[size_t(o)] = float(((b ? double(b[o]) : 0.0) - double(mean[o])) * s + double(beta[o]));
+    if (!w || !b || !gamma || !beta || !mean || !var || !eps || !bo || bo->max_dims != tc->max_dims) return cur;
+    std::vector<double> s(static_cast<size_t>(O));
+    for (int64_t o = 0; o < O; ++o) s[size_t(o)] = double(gamma[o]) / std::sqrt(double(var[o]) + *eps);
+    std::vector<float> nw(static_cast<size_t>(total));
+    for (int64_t i = 0; i < total; ++i) {
+      const int64_t row = i / khw;  // (o, c) or, transposed, (c, ol)
+      const int64_t o = tr ? (row / opg / cpg) * opg + row % opg : row / (total / khw / O);
+      nw[size_t(i)] = float(double(w[i]) * s[size_t(o)]);
     }
+    for (int64_t o = 0; o < O; ++o)
+      (*b)[size_t(o)] = float((double((*b)[size_t(o)]) - double(mean[o])) * s[size_t(o)] + double(beta[o]));
     const Dims wd = wt->max_dims;
     const std::string wname = wt->name + ".bn_folded";
     conv.args[1] = g_.constant(wname, DType::F32, wd, ConstantData::from_vector(std::move(nw)));
-    conv.args[2] = g_.constant(wname + ".bias", DType::F32, {O}, ConstantData::from_vector(std::move(nb)));
+    set_bias(conv, std::move(*b), wname + ".bias");
     const ValueId out = bn.args[7];
     conv.args[9] = out;
     removed_.insert(n);
@@ -157,7 +215,7 @@ class Fuser {
   void fuse_at(size_t i) {
     Node& conv = g_.nodes()[i];
     if (conv.args.size() != 10) return;
-    ValueId cur = fold_batch_norm(conv, conv.args[9]);
+    ValueId cur = fold_batch_norm(conv, fold_channel_add(conv, conv.args[9]));
     std::vector<EpilogueStep> steps;
     std::vector<size_t> absorbed;
     while (internal(cur)) {

@@ -1,10 +1,11 @@
 // The body of the one-invocation-per-output convolution kernels (conv_direct.wgsl, conv_transpose.wgsl):
 // bindings, 64-wide workgroups over a folded 1-D grid (p.total = number of outputs, NCHW order), bias and the
-// fused epilogue (conv_epilogue.wgsl). The including kernel defines the sum over the inputs that reach
-// output (n, o, oy, ox):
+// fused epilogue (conv_epilogue.wgsl), the geometry constants (conv_geometry.wgsl). The including kernel defines
+// the sum over the inputs that reach output (n, o, oy, ox):
 //   fn conv_gather(n : u32, o : u32, oy : u32, ox : u32) -> f32
 #include "ops/common/index.wgsl"
 #include "ops/conv/conv_params.wgsl"
+#include "ops/conv/conv_geometry.wgsl"
 #include "ops/conv/conv_epilogue.wgsl"
 
 @group(0) @binding(0) var<storage, read> x : array<f32>;

@@ -13,6 +13,7 @@
 // LimitError if a live output exceeds its max dims.
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
+#include "ops/elementwise/broadcast.h"
 #include "ops/families.h"
 
 namespace wgrt::ops {
@@ -52,9 +53,13 @@ CopyDispatch declare_copy(OpBuilder& b, ValueId src_id, ValueId dst_id) {
   return c;
 }
 
-// Writes the params of a copy of `shape` with the given offsets and strides.
-void set_copy(ResizeContext& r, const CopyDispatch& c, const Dims& shape, int64_t src_off, const std::vector<int64_t>& src_strides,
+// Writes the params of a copy of `shape` with the given offsets and strides (coalesced first).
+// Size-1 dims are dropped and adjacent dims that both sides step over alike merged (collapse_broadcast): e.g. one
+// input of a cat along the channels of [1, C, H, W] is one run of C*H*W elements (fewer dims to unravel).
+void set_copy(ResizeContext& r, const CopyDispatch& c, Dims shape, int64_t src_off, const std::vector<int64_t>& src_strides,
               int64_t dst_off, const std::vector<int64_t>& dst_strides) {
+  std::vector<uint32_t> ss(src_strides.begin(), src_strides.end()), ds(dst_strides.begin(), dst_strides.end());
+  if (numel(shape) > 0) collapse_broadcast(shape, ss, ds);
   if (shape.size() > 8) r.fail("rank {} exceeds 8", shape.size());
   CopyParams p{};
   p.n = uint32_t(numel(shape));
@@ -63,8 +68,8 @@ void set_copy(ResizeContext& r, const CopyDispatch& c, const Dims& shape, int64_
   p.dst_off = uint32_t(dst_off);
   for (size_t k = 0; k < shape.size(); ++k) {
     p.shape[k] = uint32_t(shape[k]);
-    p.src_strides[k] = uint32_t(src_strides[k]);
-    p.dst_strides[k] = uint32_t(dst_strides[k]);
+    p.src_strides[k] = ss[k];
+    p.dst_strides[k] = ds[k];
   }
   r.set_uniform(c.params, p);
   r.set_invocations(c.dispatch, p.n);
