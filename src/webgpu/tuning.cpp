@@ -118,6 +118,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (o.sdpa_legacy) t.sdpa_legacy = *o.sdpa_legacy;
   if (o.sdpa_prefill_rpt) t.sdpa_prefill_rpt = *o.sdpa_prefill_rpt;
   if (o.sdpa_decode_kernel) t.sdpa_decode_kernel = *o.sdpa_decode_kernel;
+  if (o.sdpa_batched_decode_rows) t.sdpa_batched_decode_rows = *o.sdpa_batched_decode_rows;
   if (o.sdpa_prefill_split) {
     t.sdpa_prefill_split_min_chunk = (*o.sdpa_prefill_split)[0];
     t.sdpa_prefill_split_target_workgroups = (*o.sdpa_prefill_split)[1];
@@ -183,6 +184,10 @@ std::string Tuning::describe() const {
                    sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash",
                    sdpa_decode_kernel ? " (decode kernel where D % 4 == 0)" : "", sdpa_split_min_context,
                    sdpa_split_min_chunk, sdpa_split_target_workgroups, prefill_chunk);
+  s += sdpa_batched_decode_rows > 0
+           ? fmt::format("serving-batch attention: decode route up to {} rows (D % 4 == 0, no soft cap / window)\n",
+                         sdpa_batched_decode_rows)
+           : std::string("serving-batch attention: scores route\n");
   s += sdpa_prefill_rpt ? fmt::format("prefill attention: register-blocked, {} rows per block (D % 4 == 0, D <= {}); {}\n",
                                       16 * sdpa_prefill_rpt, sdpa_prefill_max_d,
                                       sdpa_prefill_split_target_workgroups

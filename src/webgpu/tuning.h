@@ -135,6 +135,7 @@ struct TuningOverrides {
   std::optional<bool> sdpa_legacy;                // WGRT_SDPA = flash | legacy
   std::optional<uint32_t> sdpa_prefill_rpt;       // WGRT_SDPA_PREFILL = 0 | 1 | 2 | 4 (rows per invocation, 0: off)
   std::optional<bool> sdpa_decode_kernel;         // WGRT_SDPA_DECODE = 0 | 1
+  std::optional<int64_t> sdpa_batched_decode_rows;  // WGRT_SDPA_BATCHED = ROWS (0: the scores route always)
   std::optional<std::array<int64_t, 3>> sdpa_split;  // WGRT_SDPA_SPLIT = MIN_CONTEXT,MIN_CHUNK,TARGET_WORKGROUPS
   std::optional<std::array<int64_t, 2>> sdpa_prefill_split;  // WGRT_SDPA_PREFILL_SPLIT = MIN_CHUNK,TARGET_WORKGROUPS
   std::optional<uint32_t> gemm_big_min_tiles;     // WGRT_GEMM_BIG = tiles (0 = off)
@@ -208,6 +209,14 @@ struct Tuning {
   int64_t sdpa_prefill_split_min_chunk = 256;
   int64_t sdpa_prefill_split_target_workgroups = 0;
   bool sdpa_decode_kernel = true;            // decode (S == 1, D % 4 == 0) on sdpa_decode.wgsl, else sdpa_flash.wgsl
+  // wgrt.sdpa_batched (the serving step, ops/attention/sdpa_batched.cpp): a call of R <= this many rows with
+  // D % 4 == 0 and no soft cap / window takes the decode route (sdpa_batched_decode.wgsl: each row a decode query
+  // of its slot, the G query heads of a kv head sharing K/V loads, keys split by the sdpa_split_* rule from the
+  // step's longest row); other calls take the scores route (sdpa_batched.wgsl, one workgroup per row and head,
+  // scores in scratch). 0: the scores route always. Every row count by default: the cache write runs first, so a
+  // prefill chunk's rows see each other on either route, and the decode route reads each K/V row once per kv head
+  // instead of once per query head.
+  int64_t sdpa_batched_decode_rows = int64_t(1) << 30;
   SdpaEncoderRoute sdpa_encoder_route = SdpaEncoderRoute::Auto;
   uint64_t sdpa_encoder_score_bytes = uint64_t(64) << 20;  // GEMM route: score scratch bound (query-row chunks)
   int64_t sdpa_encoder_split_max_rows = 512;   // Auto: split-K serves B*H*Sq <= this many query rows ...

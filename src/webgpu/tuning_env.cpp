@@ -149,6 +149,11 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     if (!l) bad("WGRT_SDPA_DECODE", *v, "0 or 1");
     o.sdpa_decode_kernel = (*l)[0] == 1;
   }
+  if (auto v = get("WGRT_SDPA_BATCHED")) {
+    auto l = parse_list(*v, 1, 1, uint64_t(1) << 30);
+    if (!l) bad("WGRT_SDPA_BATCHED", *v, "a row count up to which the serving batch takes the decode attention (0 = off)");
+    o.sdpa_batched_decode_rows = int64_t((*l)[0]);
+  }
   if (auto v = get("WGRT_SDPA_PREFILL_SPLIT")) {
     auto l = parse_list(*v, 2, 2, uint64_t(1) << 30);
     if (!l || (*l)[0] == 0) bad("WGRT_SDPA_PREFILL_SPLIT", *v, "MIN_CHUNK,TARGET_WORKGROUPS (keys >= 1, workgroups; 0 = off)");

@@ -1,6 +1,7 @@
 // wgrt.sdpa_batched and wgrt.rope_rows (the serving batch: rows of several sequences, each at its own slot
 // and position) against the double-precision references (reference/attention_ref.h), applied row by row to
-// the row's own cache slot. Odd sizes: R 1..11 rows, 3 slots, C_max 19, GQA groups 1/3, D 6/16/40. Steps mix
+// the row's own cache slot (harness: sdpa_batched_util.h; the decode route's own cases: sdpa_batched_decode_test).
+// Odd sizes: R 1..11 rows, 3 slots, C_max 19, GQA groups 1/3, D 6/16/40. Steps mix
 // prefill chunks of one slot with decode rows of others on ONE graph, so rows see earlier steps' keys and
 // this step's earlier rows of their own slot, never another slot's. wgrt.sdpa_batched_swa adds gemma's score
 // soft cap and sliding window (windows 1, 3, 4 and one wider than the context), checked the same way.
@@ -11,11 +12,8 @@
 #include <cmath>
 #include <random>
 
-#include "attention_test_util.h"
-#include "gpu_fixture.h"
-#include "graph/executable.h"
 #include "ops/rope/rope_tables.h"
-#include "reference/attention_ref.h"
+#include "sdpa_batched_util.h"
 #include "wgrt/error.h"
 
 using namespace wgrt;
@@ -23,100 +21,22 @@ using wgrt::test::gpu;
 using wgrt::test::randn;
 using wgrt::test::expect_attn_close;
 
-namespace {
+using wgrt::test::Batched;
+using Row = wgrt::test::BatchedRow;
+using wgrt::test::prefill;
+using wgrt::test::operator+;
 
-struct Row {
-  int slot, pos;
-};
-
-struct Batched {
-  int64_t R_max, N, Hq, Hkv, D, C;
-  ValueId q, k, v, slots, pos, out;
-  std::unique_ptr<ExecutableGraph> exe;
-  std::vector<float> kc_ref, vc_ref;  // [N, C, Hkv, D]
-  uint32_t seed = 3;
-  double softcap = 0;  // != 0 or window != 0: wgrt.sdpa_batched_swa
-  int64_t window = 0;
-  double qscale = 1;   // q inputs are scaled by this (so that the soft cap bites)
-
-  Batched(int64_t R_max_, int64_t N_, int64_t Hq_, int64_t Hkv_, int64_t D_, int64_t C_, double softcap_ = 0,
-          int64_t window_ = 0)
-      : R_max(R_max_), N(N_), Hq(Hq_), Hkv(Hkv_), D(D_), C(C_), softcap(softcap_), window(window_) {
-    Graph g;
-    q = g.input("q", DType::F32, {1, R_max, Hq, D});
-    k = g.input("k", DType::F32, {1, R_max, Hkv, D});
-    v = g.input("v", DType::F32, {1, R_max, Hkv, D});
-    slots = g.input("slots", DType::I32, {R_max});
-    pos = g.input("pos", DType::I32, {R_max});
-    ValueId kc = g.state("k_cache", DType::F32, {N, C, Hkv, D}), vc = g.state("v_cache", DType::F32, {N, C, Hkv, D});
-    out = g.tensor(DType::F32, {1, R_max, Hq, D}, "out");
-    if (softcap != 0 || window != 0)
-      g.op("wgrt.sdpa_batched_swa.default", {q, k, v, kc, vc, slots, pos, g.none(), g.real(softcap), g.int_value(window), out},
-           "attn");
-    else
-      g.op("wgrt.sdpa_batched.default", {q, k, v, kc, vc, slots, pos, g.none(), out}, "attn");
-    g.output(out);
-    exe = ExecutableGraph::build(std::move(g), gpu());
-    kc_ref.assign(size_t(N * C * Hkv * D), 0.0f);
-    vc_ref = kc_ref;
-  }
-
-  // Runs rows on the GPU and returns (gpu, reference).
-  std::pair<std::vector<float>, std::vector<float>> run(const std::vector<Row>& rows) {
-    const int64_t R = int64_t(rows.size());
-    std::vector<float> qd = randn(size_t(R * Hq * D), seed++), kd = randn(size_t(R * Hkv * D), seed++),
-                       vd = randn(size_t(R * Hkv * D), seed++);
-    for (float& x : qd) x = float(x * qscale);
-    std::vector<int32_t> sl, ps;
-    for (const Row& r : rows) {
-      sl.push_back(r.slot);
-      ps.push_back(r.pos);
-    }
-    exe->set_input(q, {1, R, Hq, D}, std::span<const float>(qd));
-    exe->set_input(k, {1, R, Hkv, D}, std::span<const float>(kd));
-    exe->set_input(v, {1, R, Hkv, D}, std::span<const float>(vd));
-    exe->set_input(slots, {R}, std::span<const int32_t>(sl));
-    exe->set_input(pos, {R}, std::span<const int32_t>(ps));
-    exe->execute();
-    std::vector<float> got = exe->read_f32(out);
-    const size_t row_kv = size_t(Hkv * D), slot_kv = size_t(C) * row_kv;
-    for (int64_t i = 0; i < R; ++i) {  // all writes first, as the op does
-      const size_t dst = size_t(rows[i].slot) * slot_kv + size_t(rows[i].pos) * row_kv;
-      std::copy_n(kd.begin() + long(i) * long(row_kv), row_kv, kc_ref.begin() + long(dst));
-      std::copy_n(vd.begin() + long(i) * long(row_kv), row_kv, vc_ref.begin() + long(dst));
-    }
-    std::vector<float> want;
-    for (int64_t i = 0; i < R; ++i) {
-      const auto s = long(size_t(rows[i].slot) * slot_kv);
-      std::vector<float> kc(kc_ref.begin() + s, kc_ref.begin() + s + long(slot_kv)), vc(vc_ref.begin() + s, vc_ref.begin() + s + long(slot_kv));
-      std::vector<float> qi(qd.begin() + i * Hq * D, qd.begin() + (i + 1) * Hq * D);
-      std::vector<float> o = ref::attention(qi, kc, vc, 1, 1, Hq, Hkv, D, C, rows[i].pos, true, 1.0 / std::sqrt(double(D)),
-                                           softcap, window);
-      want.insert(want.end(), o.begin(), o.end());
-    }
-    return {got, want};
-  }
-};
-
-std::vector<Row> prefill(int slot, int from, int n) {
-  std::vector<Row> r;
-  for (int i = 0; i < n; ++i) r.push_back({slot, from + i});
-  return r;
-}
-
-std::vector<Row> operator+(std::vector<Row> a, const std::vector<Row>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
-}  // namespace
-
+// Both routes (tuning sdpa_batched_decode_rows 0: scores; the default: decode where D % 4 == 0, so D 6 stays on
+// the scores route either way).
 TEST(SdpaBatched, MixedPrefillAndDecodeRowsPerSlot) {
   struct Case {
     int64_t Hq, Hkv, D;
   };
+  for (int64_t decode_rows : {int64_t(0), int64_t(1) << 30})
   for (Case c : {Case{3, 3, 16}, Case{6, 2, 40}, Case{3, 1, 6}}) {
-    Batched t(11, 3, c.Hq, c.Hkv, c.D, 19);
+    webgpu::Tuning tu = gpu().tuning();
+    tu.sdpa_batched_decode_rows = decode_rows;
+    Batched t(11, 3, c.Hq, c.Hkv, c.D, 19, 0, 0, tu);
     const std::vector<std::vector<Row>> steps = {
         prefill(2, 0, 5),                                      // slot 2 prefills 5
         prefill(2, 5, 1) + prefill(0, 0, 7),                   // slot 2 decodes beside slot 0's prefill of 7
@@ -127,7 +47,7 @@ TEST(SdpaBatched, MixedPrefillAndDecodeRowsPerSlot) {
         prefill(1, 10, 1)};
     for (size_t s = 0; s < steps.size(); ++s) {
       auto [got, want] = t.run(steps[s]);
-      expect_attn_close(got, want, fmt::format("Hq={} Hkv={} D={} step {}", c.Hq, c.Hkv, c.D, s));
+      expect_attn_close(got, want, fmt::format("decode rows {} Hq={} Hkv={} D={} step {}", decode_rows, c.Hq, c.Hkv, c.D, s));
     }
   }
 }

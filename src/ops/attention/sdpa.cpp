@@ -35,6 +35,7 @@
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
 #include "ops/attention/attn_options.h"
+#include "ops/attention/key_split.h"
 #include "ops/families.h"
 #include "ops/kv_cache/kv_cache.h"
 #include "webgpu/device.h"
@@ -77,7 +78,6 @@ constexpr int kRoutePrefill = 5;     // sdpa_flash_prefill.wgsl main
 constexpr int64_t kDecodeMaxHeads = 8;  // sdpa_decode.wgsl HB bound (query heads per workgroup)
 constexpr int64_t kWideMaxD = 128;   // the wide kernel stages 16 q rows of up to 128 floats
 constexpr int64_t kWideRows = 16, kNarrowRows = 4;  // query rows per workgroup (sdpa_flash.wgsl RB)
-constexpr uint64_t kMaxSplits = 64;  // key splits per decode row (partials scratch bound)
 constexpr int64_t kPrefillMaxSplits = 8;  // key splits per prefill row (partials scratch bound)
 constexpr int64_t kPrefillTile = 32;      // sdpa_flash_prefill.wgsl BC: a split's keys are whole tiles
 constexpr int64_t kPrefillCombineRows = 4;  // sdpa_flash_prefill.wgsl combine CR
@@ -98,7 +98,7 @@ struct FlashPlan {
 // The route rule (tuning policy entries sdpa_*): legacy only where asked; narrow blocks where a kv head has
 // few query rows (decode: S*G <= sdpa_narrow_max_rows) or D > 128, else wide. Decode (S == 1) from
 // sdpa_split_min_context keys splits the keys into chunks of >= sdpa_split_min_chunk keys, enough for about
-// sdpa_split_target_workgroups workgroups (at most kMaxSplits splits; split decode runs on the narrow kernel).
+// sdpa_split_target_workgroups workgroups (key_split.h, at most 64 splits; split decode runs on the narrow kernel).
 // Decode with D % 4 == 0 (decode_ok) and tuning sdpa_decode_kernel takes sdpa_decode.wgsl instead: blocks of
 // min(G, 8) query heads, the same split rule, its combine only when nsplit > 1.
 // Prefill (S > 1) where the wide route would run takes the register-blocked kernel when it was built
@@ -136,11 +136,9 @@ FlashPlan plan_flash(const webgpu::Tuning& tu, int64_t B, int64_t S, int64_t Hq,
   f.nsplit = 1;
   f.chunk = ctx;
   if (split) {
-    const int64_t min_chunk = std::max<int64_t>(tu.sdpa_split_min_chunk, 1);
-    int64_t n = std::max<int64_t>(tu.sdpa_split_target_workgroups / std::max<int64_t>(base, 1), 1);
-    n = std::min<int64_t>({n, int64_t(div_up(uint64_t(ctx), uint64_t(min_chunk))), int64_t(kMaxSplits)});
-    f.chunk = int64_t(div_up(uint64_t(ctx), uint64_t(n)));
-    f.nsplit = int64_t(div_up(uint64_t(ctx), uint64_t(f.chunk)));
+    const KeySplit ks = decode_key_split(tu, base, ctx, kMaxKeySplits);
+    f.chunk = ks.chunk;
+    f.nsplit = ks.nsplit;
     if (f.nsplit > 1 && !decode) f.route = kRouteSplit;
   }
   f.workgroups = base * f.nsplit;
@@ -189,7 +187,7 @@ void build_sdpa(OpBuilder& b, bool ext) {
   const int64_t D = q[3];
   const uint64_t max_rows_split = uint64_t(q[0]) * uint64_t(q[2]);  // decode (S == 1) rows
   // (D + 2) floats per split for sdpa_flash.wgsl, (D + 4) for sdpa_decode.wgsl (vec4 acc, vec4 (m, l)).
-  const uint64_t part_bytes = max_rows_split * kMaxSplits * uint64_t(D + 4) * 4;
+  const uint64_t part_bytes = max_rows_split * uint64_t(kMaxKeySplits) * uint64_t(D + 4) * 4;
   const uint64_t score_bytes = uint64_t(q[0]) * uint64_t(q[1]) * uint64_t(q[2]) * uint64_t(c_max) * 4;
   const uint64_t max_binding = b.device().limits().maxStorageBufferBindingSize;
   // The prefill kernel (its rows per block fixed at build, an override constant, from the policy then) and its

@@ -16,12 +16,19 @@
 // maxStorageBufferBindingSize (LimitError at build); at execute, a slot outside [0, N) or a position outside
 // [0, C_max) in the host copy of slots/pos (LimitError naming the row; nothing runs). Positions before pos[r]
 // must hold that sequence's keys (earlier calls); the op does not track them.
+// Routes (per execute, tuning sdpa_batched_decode_rows): the cache write (sdpa_batched_write.wgsl) first, then
+//   decode (sdpa_batched_decode.wgsl; D % 4 == 0, not _swa, R <= the policy's rows): each row a decode query of
+//     its slot, min(G, 8) query heads of one kv head per workgroup (sdpa_decode_body.wgsl, as
+//     llama.sdpa_with_kv_cache's decode route), keys split by key_split.h's rule from the step's longest row
+//     (base R*Hkv*blocks workgroups), a row using only its live splits; its combine only when the step splits;
+//   scores (sdpa_batched.wgsl): one workgroup per (row, query head), scores in scratch [R*Hq, C_max].
 // Follows: the per-sequence attention of llama.sdpa_with_kv_cache (sdpa.cpp) with a slot and position per row.
 #include <cmath>
 
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
 #include "ops/attention/attn_options.h"
+#include "ops/attention/key_split.h"
 #include "ops/families.h"
 #include "webgpu/device.h"
 
@@ -34,9 +41,12 @@ struct BatchedSdpaParams {
   float scale;
   uint32_t window;
   float softcap;
-  uint32_t pad0, pad1, pad2;
+  uint32_t chunk, nsplit, blocks;  // the decode route's key split and head blocks
 };
-WGRT_UNIFORM(BatchedSdpaParams, rows, hq, hkv, d, c_max, nslots, scale, window, softcap, pad0, pad1, pad2);
+WGRT_UNIFORM(BatchedSdpaParams, rows, hq, hkv, d, c_max, nslots, scale, window, softcap, chunk, nsplit, blocks);
+
+constexpr int kRouteScores = 0, kRouteDecode = 1;
+constexpr int64_t kDecodeMaxHeads = 8;  // sdpa_decode_body.wgsl HB bound (query heads per workgroup)
 
 enum Arg : size_t { Q, K, V, KC, VC, SLOTS, POS, SCALE, NARGS };
 enum ExtArg : size_t { SOFTCAP = NARGS, WINDOW };
@@ -82,7 +92,25 @@ void build_sdpa_batched(OpBuilder& b, bool ext) {
   DispatchRef write = b.dispatch({"ops/attention/sdpa_batched_write.wgsl", "main", {}, {}},
                                  {t(K), t(V), t(SLOTS), t(POS), t(KC), t(VC), params});
   DispatchRef attend = b.dispatch({"ops/attention/sdpa_batched.wgsl", "main", {}, {}},
-                                  {t(Q), t(KC), t(VC), t(SLOTS), t(POS), scores, t(OUT), params});
+                                  {t(Q), t(KC), t(VC), t(SLOTS), t(POS), scores, t(OUT), params}, kRouteScores);
+  // The decode route. Partials: the split rule keeps R * nsplit * Hkv * blocks <= the target where it splits,
+  // so R * nsplit <= target / (Hkv * blocks) rows of splits (at build's policy; execute clamps to what was sized).
+  const int64_t G = q[2] / k[2], D = q[3], rows_max = q[1];
+  const bool decode_ok = !ext && D % 4 == 0;
+  const int64_t heads = std::min<int64_t>(G, kDecodeMaxHeads), blocks = int64_t(div_up(uint64_t(G), uint64_t(heads)));
+  const uint64_t split_row_bytes = uint64_t(q[2]) * uint64_t(D + 4) * 4;  // one row's Hq partials of one split
+  const int64_t split_rows = std::min<int64_t>(
+      rows_max * kMaxKeySplits, b.device().tuning().sdpa_split_target_workgroups / std::max<int64_t>(k[2] * blocks, 1));
+  const uint64_t part_bytes = decode_ok ? std::min<uint64_t>(uint64_t(std::max<int64_t>(split_rows, 0)) * split_row_bytes, limit) : 0;
+  DispatchRef decode{}, merge{};
+  ScratchRef partials{};
+  if (decode_ok) {
+    partials = b.scratch(std::max<uint64_t>(part_bytes, 16), "split-KV partials");
+    const std::string dec = "ops/attention/sdpa_batched_decode.wgsl";
+    decode = b.dispatch({dec, "main", {{"HB", double(heads)}, {"D4", double(D / 4)}}, {}},
+                        {t(Q), t(KC), t(VC), t(SLOTS), t(POS), partials, t(OUT), params}, kRouteDecode);
+    merge = b.dispatch({dec, "combine", {}, {}}, {t(Q), t(KC), t(VC), t(SLOTS), t(POS), partials, t(OUT), params}, kRouteDecode);
+  }
 
   b.on_resize([=](ResizeContext& r) {
     const Dims q = r.tensor(Q).dims, k = r.tensor(K).dims;
@@ -91,10 +119,13 @@ void build_sdpa_batched(OpBuilder& b, bool ext) {
              dims_str(r.tensor(SLOTS).dims), dims_str(r.tensor(POS).dims));
     // The host copies of slots/pos (graph inputs): a bad row is an error before anything is written.
     std::span<const int32_t> sl = r.input_host_i32(SLOTS), ps = r.input_host_i32(POS);
-    for (size_t i = 0; i < sl.size() && i < ps.size() && int64_t(i) < q[1]; ++i)
+    int64_t ctx = 1;  // the step's longest row: max(pos) + 1 keys
+    for (size_t i = 0; i < sl.size() && i < ps.size() && int64_t(i) < q[1]; ++i) {
       if (sl[i] < 0 || sl[i] >= nslots || ps[i] < 0 || ps[i] >= c_max)
         throw LimitError(r.where() + fmt::format("row {} has slot {} (of {}) and position {} (context {})", i, sl[i], nslots,
                                                  ps[i], c_max));
+      ctx = std::max<int64_t>(ctx, int64_t(ps[i]) + 1);
+    }
     r.set_dims(OUT, q);
     BatchedSdpaParams p{};
     p.rows = uint32_t(q[1]);
@@ -106,16 +137,34 @@ void build_sdpa_batched(OpBuilder& b, bool ext) {
     p.scale = scale;
     p.window = uint32_t(window);
     p.softcap = float(softcap);
+    const webgpu::Tuning& tu = r.tuning();
+    const bool use_decode = decode_ok && q[1] <= tu.sdpa_batched_decode_rows;
+    KeySplit ks{1, ctx};
+    if (use_decode) {
+      const int64_t base = q[1] * k[2] * blocks;
+      const int64_t fit = int64_t(part_bytes / (uint64_t(std::max<int64_t>(q[1], 1)) * split_row_bytes));  // splits it holds
+      ks = decode_key_split(tu, base, ctx, fit);
+    }
+    p.chunk = uint32_t(ks.chunk);
+    p.nsplit = uint32_t(ks.nsplit);
+    p.blocks = uint32_t(blocks);
     r.set_uniform(params, p);
+    r.select_route(use_decode ? kRouteDecode : kRouteScores);
     r.set_invocations(write, uint64_t(p.rows) * p.hkv * p.d, 2);
-    r.set_workgroups(attend, uint64_t(p.rows) * p.hq);
+    r.set_workgroups(attend, use_decode ? 0 : uint64_t(p.rows) * p.hq);
+    if (decode_ok) {
+      r.set_workgroups(decode, use_decode ? uint64_t(q[1] * k[2] * blocks * ks.nsplit) : 0);
+      r.set_workgroups(merge, use_decode && ks.nsplit > 1 ? uint64_t(p.rows) * p.hq : 0);
+    }
   });
 }
 
 }  // namespace
 
 void register_sdpa_batched_ops(OpRegistry& r) {
-  const std::vector<std::string> kernels = {"ops/attention/sdpa_batched_write.wgsl:main", "ops/attention/sdpa_batched.wgsl:main"};
+  const std::vector<std::string> kernels = {"ops/attention/sdpa_batched_write.wgsl:main", "ops/attention/sdpa_batched.wgsl:main",
+                                            "ops/attention/sdpa_batched_decode.wgsl:main",
+                                            "ops/attention/sdpa_batched_decode.wgsl:combine"};
   r.add({"wgrt.sdpa_batched.default", [](OpBuilder& b) { build_sdpa_batched(b, false); }, kernels, true});
   r.add({"wgrt.sdpa_batched_swa.default", [](OpBuilder& b) { build_sdpa_batched(b, true); }, kernels, true});
 }

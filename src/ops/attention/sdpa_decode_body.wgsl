@@ -1,0 +1,176 @@
+// The split-KV decode attention body shared by llama.sdpa_with_kv_cache's decode route (sdpa_decode.wgsl) and
+// wgrt.sdpa_batched's decode route (sdpa_batched_decode.wgsl): one workgroup takes the HB-head block of query
+// heads of one kv head (the G query heads of a kv head share every K/V row load) over one key range of one
+// sequence. Reference: Dao et al., "Flash-Decoding for long-context inference" (2023); the online softmax of
+// Milakov & Gimelshein (2018).
+// Per tile of TK (= WG) keys:
+//   1. scores: invocation lid takes key t0 + lid and computes q_i·k_t for the HB heads (q pre-scaled, staged in
+//      Qs; K read as vec4 rows) into Ss[i][lid];
+//   2. P·V: invocation (slot, d4) = (lid / D4, lid % D4), slot < KS, walks the tile's keys slot, slot + KS, ...
+//      with its own online softmax per head (m, l) and acc[i] (4 dims d4*4 ..), V read as vec4 (coalesced).
+// No per-tile reduction and two barriers per tile. At the end the KS slot states merge through workgroup memory
+// and the including kernel's store_head(row, c, d4, sum, m, l) takes each real head's unnormalized sum (out =
+// sum / l, or a split's partial). Split partials (vec4): acc at [(row*stride + c)*D4 + d4], (m, l, 0, 0) at
+// [ml_base + row*stride + c]; combine_splits merges the live ones.
+// The including kernel declares the bindings q, k_cache, v_cache (read, array<vec4<f32>>), partials, out
+// (read_write, array<vec4<f32>>) and fn store_head(row : u32, c : u32, d4 : u32, sum : vec4<f32>, m : f32, l : f32).
+// Overrides: HB query heads per block, 1..8 (the host picks min(G, 8)); D4 = D / 4.
+
+override HB : u32 = 4u;
+override D4 : u32 = 16u;      // head dim / 4 (a constant, so the K-row loop unrolls and its loads issue together)
+const WG : u32 = 128u;
+const TK : u32 = WG;          // keys per tile
+const MAX_SLOTS : u32 = 16u;  // P·V key slots per workgroup (KS = min(WG / D4, MAX_SLOTS))
+const NEG_INF : f32 = -3.402823e38;
+
+var<workgroup> Qs : array<vec4<f32>, 512>;  // [HB][D4] scaled q; after the key loop: [KS][D4] slot accumulators
+var<workgroup> Ss : array<f32, 1024>;       // [HB][TK] scores of the tile
+var<workgroup> Ms : array<f32, 128>;        // [KS][HB] slot maxima
+var<workgroup> Ls : array<f32, 128>;        // [KS][HB] slot sums
+
+fn pv_slots() -> u32 { return min(WG / D4, MAX_SLOTS); }
+
+// Query rows row0 + i (i < nh <= HB, q rows of D4 vec4) against the key rows t in [t_begin, t_end) whose vec4
+// element 0 is at kv0 + t * ks in k_cache / v_cache; c: the split index handed to store_head. Call with the whole
+// workgroup (uniform control flow).
+fn decode_block(row0 : u32, nh : u32, kv0 : u32, ks : u32, t_begin : u32, t_end : u32, scale : f32, c : u32, lid : u32) {
+  let d4n = D4;
+  for (var i = lid; i < HB * d4n; i += WG) {
+    let hi = i / d4n;
+    var qv = vec4<f32>(0.0);
+    if (hi < nh) {
+      qv = q[(row0 + hi) * d4n + i % d4n] * scale;
+    }
+    Qs[i] = qv;
+  }
+  let nslot = pv_slots();
+  let slot = lid / d4n;
+  let d4 = lid % d4n;
+  let pv_on = slot < nslot;
+  var m : array<f32, 8>;
+  var l : array<f32, 8>;
+  var acc : array<vec4<f32>, 8>;
+  for (var i = 0u; i < HB; i++) {
+    m[i] = NEG_INF;
+    l[i] = 0.0;
+    acc[i] = vec4<f32>(0.0);
+  }
+  workgroupBarrier();
+
+  for (var t0 = t_begin; t0 < t_end; t0 += TK) {
+    // 1. scores of key t0 + lid for the block's heads.
+    let t = t0 + lid;
+    var s : array<f32, 8>;
+    for (var i = 0u; i < HB; i++) {
+      s[i] = NEG_INF;
+    }
+    if (t < t_end) {
+      for (var i = 0u; i < HB; i++) {
+        s[i] = 0.0;
+      }
+      let kb = kv0 + t * ks;
+      for (var e = 0u; e < d4n; e++) {
+        let kv = k_cache[kb + e];
+        for (var i = 0u; i < HB; i++) {
+          s[i] += dot(Qs[i * d4n + e], kv);
+        }
+      }
+    }
+    for (var i = 0u; i < HB; i++) {
+      Ss[i * TK + lid] = s[i];
+    }
+    workgroupBarrier();
+    // 2. this slot's keys of the tile: one rescale per head, then exp-weighted V rows.
+    if (pv_on) {
+      let nk = min(TK, t_end - t0);
+      for (var i = 0u; i < HB; i++) {
+        var mt = m[i];
+        for (var kk = slot; kk < nk; kk += nslot) {
+          mt = max(mt, Ss[i * TK + kk]);
+        }
+        let a = exp(m[i] - mt);
+        l[i] *= a;
+        acc[i] *= a;
+        m[i] = mt;
+      }
+      // Four keys per step, their V loads issued together (clamped to a real key, weight 0 past nk).
+      let vb = kv0 + t0 * ks + d4;
+      for (var kk = slot; kk < nk; kk += 4u * nslot) {
+        var vv : array<vec4<f32>, 4>;
+        for (var j = 0u; j < 4u; j++) {
+          vv[j] = v_cache[vb + min(kk + j * nslot, nk - 1u) * ks];
+        }
+        for (var j = 0u; j < 4u; j++) {
+          let kj = kk + j * nslot;
+          let kc = min(kj, nk - 1u);
+          for (var i = 0u; i < HB; i++) {
+            let e = select(0.0, exp(Ss[i * TK + kc] - m[i]), kj < nk);
+            l[i] += e;
+            acc[i] += e * vv[j];
+          }
+        }
+      }
+    }
+    workgroupBarrier();
+  }
+
+  // Merge the slots: M = max over slots, weights exp(m_s - M).
+  if (pv_on && d4 == 0u) {
+    for (var i = 0u; i < HB; i++) {
+      Ms[slot * HB + i] = m[i];
+      Ls[slot * HB + i] = l[i];
+    }
+  }
+  workgroupBarrier();
+  for (var i = 0u; i < HB; i++) {
+    var mx = NEG_INF;
+    for (var sl = 0u; sl < nslot; sl++) {
+      mx = max(mx, Ms[sl * HB + i]);
+    }
+    if (pv_on) {
+      Qs[slot * d4n + d4] = acc[i] * exp(m[i] - mx);
+    }
+    workgroupBarrier();
+    if (slot == 0u && i < nh) {
+      var sum = vec4<f32>(0.0);
+      var lsum = 0.0;
+      for (var sl = 0u; sl < nslot; sl++) {
+        sum += Qs[sl * d4n + d4];
+        lsum += Ls[sl * HB + i] * exp(Ms[sl * HB + i] - mx);
+      }
+      store_head(row0 + i, c, d4, sum, mx, lsum);
+    }
+    workgroupBarrier();
+  }
+}
+
+// Writes split c's partial of query row `row` for vec4 dims d4 (partials layout above, D4 vec4 per row; row
+// stride `stride` splits, (m, l) rows from ml_base): the unnormalized sum and, from lane d4 == 0, (m, l).
+fn store_split(row : u32, stride : u32, c : u32, ml_base : u32, d4 : u32, sum : vec4<f32>, m : f32, l : f32) {
+  partials[(row * stride + c) * D4 + d4] = sum;
+  if (d4 == 0u) {
+    partials[ml_base + row * stride + c] = vec4<f32>(m, l, 0.0, 0.0);
+  }
+}
+
+// Combines the first `live` split partials of query row r (partials row stride `stride` splits, D4 = d4n vec4
+// per row, (m, l) at ml_base + r * stride + c), invocations lid of a 64-wide workgroup over the vec4 dims:
+// M = max m_c, out = Σ acc_c exp(m_c - M) / Σ l_c exp(m_c - M). A split that saw no key has m = NEG_INF, l = 0.
+fn combine_splits(r : u32, stride : u32, live : u32, ml_base : u32, d4n : u32, lid : u32) {
+  let ml0 = ml_base + r * stride;
+  var mx = NEG_INF;
+  for (var c = 0u; c < live; c++) {
+    mx = max(mx, partials[ml0 + c].x);
+  }
+  for (var d4 = lid; d4 < d4n; d4 += 64u) {
+    var acc = vec4<f32>(0.0);
+    var l = 0.0;
+    for (var c = 0u; c < live; c++) {
+      let ml = partials[ml0 + c];
+      let wgt = exp(ml.x - mx);
+      l += ml.y * wgt;
+      acc += partials[(r * stride + c) * d4n + d4] * wgt;
+    }
+    out[r * d4n + d4] = acc / l;
+  }
+}
