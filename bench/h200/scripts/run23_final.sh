@@ -25,6 +25,10 @@ echo "== wgrt decode tg128 pipelined (-r 3)"
 for f in $FILES; do for d in 128 2048; do
   echo "-- $f d$d $(T 60 $N bench -m $M/$f.gguf -p $d -n 128 -r 3 --tg-mode pipelined 2>&1 | grep -E '^\| tg' | tr -s ' ')"
 done; done
+echo "== wgrt decode d128 with split-KV from 128 keys (WGRT_SDPA_SPLIT=128,64,512; default from 256)"
+for f in $FILES; do
+  echo "-- $f d128 split128 $(WGRT_SDPA_SPLIT=128,64,512 T 60 $N bench -m $M/$f.gguf -p 128 -n 128 -r 3 --tg-mode pipelined 2>&1 | grep -E '^\| tg' | tr -s ' ')"
+done
 echo "== llama-bench fa1 tg128 @ d128,d2048 (-r 5)"
 for f in $FILES; do echo "-- $f"; lb -m $M/$f.gguf -ngl 99 -r 5 -p 0 -n 128 -d 128,2048 -fa 1; done
 echo "== wgrt prefill (-r 3)"
@@ -46,6 +50,9 @@ for f in l1b-Q4_0 l1b-Q4_K_M; do
   [ -n "$LS" ] && { echo "-- llama-server $f"; T 120 python3 bench/serve_bench.py --llama-server $LS --streams 1,2,4,8 \
     --max-tokens 128 --requests 2 --warmup-tokens 16 -- -m $M/$f.gguf -ngl 99 --parallel 8 -c 8192 -fa on | grep -E '^\|'; }
 done
+echo "-- wgrt l1b-Q4_0 WGRT_GEMV_Q4=16,16,4 (the multi-row GEMV shape of run 23 mid, forced for every M)"
+WGRT_GEMV_Q4=16,16,4 T 60 python3 bench/serve_bench.py --wgrt $N --streams 1,8 --max-tokens 128 --requests 2 \
+  --warmup-tokens 16 -- -m $M/l1b-Q4_0.gguf --ctx 1024 --parallel 8 | grep -E '^\|'
 echo "== vit batch 1"
 V=/tmp/vit; mkdir -p $V && cp .devlibs/vit/vit_b16_d12.onnx $V/ &&
   python3 tests/golden/make_vit_onnx.py $V/vit_b16_d12.onnx --depth 12 --data-only >/dev/null &&
