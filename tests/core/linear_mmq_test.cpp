@@ -356,11 +356,14 @@ TEST(LinearMmq, ForcedTileTooBigIsAnError) {
 }
 
 namespace {
-// True if a dispatch of `kernel` ran in the last execute (its dump line is not marked inactive).
+// True if a dispatch of `kernel` ran in the last execute (its dump line is neither on an inactive route nor an
+// empty grid: the split passes of a route that did not split have grid 0).
 bool ran(Mmq& L, const std::string& kernel) {
   const std::string dump = L.exe->dump();
-  for (size_t at = dump.find(kernel); at != std::string::npos; at = dump.find(kernel, at + 1))
-    if (dump.substr(at, dump.find('\n', at) - at).find("inactive") == std::string::npos) return true;
+  for (size_t at = dump.find(kernel); at != std::string::npos; at = dump.find(kernel, at + 1)) {
+    const std::string line = dump.substr(at, dump.find('\n', at) - at);
+    if (line.find("inactive") == std::string::npos && line.find(" grid 0x") == std::string::npos) return true;
+  }
   return false;
 }
 }  // namespace
