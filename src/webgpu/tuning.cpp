@@ -50,7 +50,9 @@ GemvQ4S8Shape Tuning::gemv_q4_s8_shape(int64_t N, int64_t K) const {
 }
 
 MmqTile Tuning::gemm_mmq_tile(int64_t M, int64_t N) const {
-  MmqTile t{64, 64, 2, 1};  // the last of the rule's order, where no tile reaches the target
+  // The last of the rule's order, where no tile reaches the target: on GPUs with 128 invocations (8x4 outputs each;
+  // H200 run 23, 1B Q4_0 pp512 / pp2048 19,433 / 17,355 against 17,820 / 16,040 with 256, both pipelined).
+  MmqTile t = cpu_adapter ? MmqTile{64, 64, 2, 1} : MmqTile{64, 64, 2, 1, 0, 128};
   if (gemm_mmq_forced) {
     t = *gemm_mmq_forced;
   } else {
@@ -94,6 +96,9 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // GEMM at M 512 for N 512..8192. 2048 workgroups (~16 per SM of 132) keeps 64x64 through M 512 and larger tiles
   // only where M and N are both large. CPU adapters keep the default (lavapipe runs the int8 GEMM for q4gsw only).
   if (!f.cpu_adapter) t.gemm_mmq_target_workgroups = 2048;
+  // The pipelined int8 GEMM main loop on GPUs (H200 run 23, 1B Q4_0 pp512 17,820 vs 13,136-16,4xx off); the
+  // block-format kernel does not take it (Q4_K_M measured 11,196 on vs 12,759 off: linear_ggml.cpp).
+  if (!f.cpu_adapter) t.gemm_mmq_pipeline = 1;
   // Int8 x in the block GEMV: one dot4I8Packed per 4 codes instead of 4 conversions and FMAs per row of x, the
   // same trade as the q4 GEMV's i8 kernel (CPU adapters: see tuning.h).
   t.ggml_gemv_int8 = !f.cpu_adapter && f.packed_dot ? 2 : 0;

@@ -303,15 +303,16 @@ TEST(LinearMmq, TileRule) {
   EXPECT_EQ(c.gemm_mmq_tile(2048, 2048), (webgpu::MmqTile{128, 128, 2}));
   const webgpu::Tuning t = webgpu::Tuning::for_device(f);  // GPUs: target 2048
   EXPECT_EQ(t.gemm_mmq_target_workgroups, 2048u);
-  EXPECT_EQ(t.gemm_mmq_tile(512, 16384), (webgpu::MmqTile{64, 64, 2}));    // 8 x 256
-  EXPECT_EQ(t.gemm_mmq_tile(512, 2048), (webgpu::MmqTile{64, 64, 2}));     // none reaches it: the last
-  EXPECT_EQ(t.gemm_mmq_tile(2048, 8192), (webgpu::MmqTile{64, 128, 2}));   // 32 x 64
-  EXPECT_EQ(t.gemm_mmq_tile(2048, 16384), (webgpu::MmqTile{128, 128, 2})); // 16 x 128
+  // GPUs: pipelined, and the last tile with 128 invocations.
+  EXPECT_EQ(t.gemm_mmq_tile(512, 16384), (webgpu::MmqTile{64, 64, 2, 1, 1, 128}));  // 8 x 256
+  EXPECT_EQ(t.gemm_mmq_tile(512, 2048), (webgpu::MmqTile{64, 64, 2, 1, 1, 128}));   // none reaches it: the last
+  EXPECT_EQ(t.gemm_mmq_tile(2048, 8192), (webgpu::MmqTile{64, 128, 2, 1, 1}));      // 32 x 64
+  EXPECT_EQ(t.gemm_mmq_tile(2048, 16384), (webgpu::MmqTile{128, 128, 2, 1, 1}));    // 16 x 128
   webgpu::TuningOverrides o;
   o.gemm_mmq_target_workgroups = 0;
-  EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(512, 512), (webgpu::MmqTile{128, 128, 2}));
+  EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(512, 512), (webgpu::MmqTile{128, 128, 2, 1, 1}));
   o.gemm_mmq_tile = webgpu::MmqTile{64, 128, 4};
-  EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(4096, 16384), (webgpu::MmqTile{64, 128, 4}));
+  EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(4096, 16384), (webgpu::MmqTile{64, 128, 4, 1, 1}));
   auto env = [](const char* var, const char* v) {
     return webgpu::parse_tuning_env([=](const char* n) { return std::string(n) == var ? v : nullptr; });
   };
@@ -325,10 +326,11 @@ TEST(LinearMmq, TileRule) {
   // The pipeline (PF) is the policy's, on the rule's tiles and on a forced one alike.
   o = {};
   o.gemm_mmq_pipeline = 1;
-  EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(512, 2048), (webgpu::MmqTile{64, 64, 2, 1, 1}));
-  EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(2048, 16384), (webgpu::MmqTile{128, 128, 2, 1, 1}));
+  EXPECT_EQ(webgpu::Tuning::for_device(cpu, o).gemm_mmq_tile(512, 512), (webgpu::MmqTile{64, 64, 2, 1, 1}));
+  EXPECT_EQ(webgpu::Tuning::for_device(cpu, o).gemm_mmq_tile(2048, 16384), (webgpu::MmqTile{128, 128, 2, 1, 1}));
+  o.gemm_mmq_pipeline = 0;
   o.gemm_mmq_tile = webgpu::MmqTile{64, 128, 4};
-  EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(512, 512), (webgpu::MmqTile{64, 128, 4, 1, 1}));
+  EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(512, 512), (webgpu::MmqTile{64, 128, 4}));
   EXPECT_EQ(*env("WGRT_GEMM_MMQ_PIPELINE", "1").gemm_mmq_pipeline, 1u);
   EXPECT_EQ(*env("WGRT_GEMM_MMQ_PIPELINE", "0").gemm_mmq_pipeline, 0u);
   for (const char* bad : {"2", "on", "1,1"}) EXPECT_THROW(env("WGRT_GEMM_MMQ_PIPELINE", bad), InvalidArgument) << bad;
