@@ -22,9 +22,13 @@ timeout 20 "$N" info 2>&1 | grep -E "int8 GEMM"
 synth l1b-Q4_0 llama-3.2-1b q4_0 --init-std 0.2
 quantize l1b-Q4_K_M llama-3.2-1b Q4_K_M --init-std 0.2
 echo "== 1. int8 GEMM kernel alone (us, TOPS), per shape and variant"
+# One process per shape (run 23 mid: one process for all 112 rows printed nothing: killed by its timeout with its
+# output still buffered in the pipe).
 if [ -x "$B" ]; then
-  timeout 100 "$B" --benchmark_min_time=0.05 --benchmark_filter='BM_GemmMmq/' 2>&1 | grep -E '^BM_' |
-    awk '{sub("/manual_time", "", $1); l=""; for (i = 7; i <= NF; i++) l = l " " $i; printf "%s %s us%s\n", $1, $2, l}'
+  for s in 512/2048/2048 512/2048/512 512/2048/8192 512/8192/2048 2048/2048/2048 2048/2048/512 2048/2048/8192 2048/8192/2048; do
+    timeout 30 stdbuf -oL "$B" --benchmark_min_time=0.05 --benchmark_filter="BM_GemmMmq/$s/" 2>&1 | grep -E '^BM_' |
+      awk '{sub("/manual_time", "", $1); l=""; for (i = 7; i <= NF; i++) l = l " " $i; printf "%s %s us%s\n", $1, $2, l}'
+  done
 else echo "(no $B: kernel rows skipped)"; fi
 echo "== 2. wgrt bench prefill (tok/s)"
 pp() {  # FILE TOKENS VAR=VALUE...: the pp row of one wgrt bench
