@@ -9,6 +9,9 @@
 //   GEMM (f32 and q4)    M = 128, 512 at K = N = 2048; q4 also M = 2048, the 1B's MLP shapes and K/V
 //                        projections (WGRT_GEMM_MMQ=0 / 1 compare the f32 and int8 prefill kernels,
 //                        WGRT_GEMM_MMQ_TILE the int8 tiles)
+//   int8 GEMM variants   BM_GemmMmq: both int8 prefill kernels (q4gsw, Q4_K) at M 512 / 2048 for K x N = 2048x2048,
+//                        2048x512, 2048x8192, 8192x2048, per tile / pipeline variant; the GEMM kernel's time
+//                        alone and TOPS (int8 operations)
 //   block-format GEMM    BM_GemmGgml: wgrt.linear_ggml (Q4_K, Q6_K) at M = 512 on the GEMM route (the int8
 //                        kernel on GPUs with packed dot products) for K x N = 2048x2048, 2048x512, 2048x8192
 //   addmm (f32)          ViT-B/16's linear shapes at M = 197 and 1576 (B [K, N]; the mm kernel and split-K rule)
@@ -22,6 +25,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 
 #include "graph/executable.h"
@@ -287,6 +291,82 @@ void BM_Gemm(benchmark::State& st) {
   st.SetLabel(q4 ? "q4gsw" : "f32");
 }
 
+// The int8 prefill GEMMs by variant, at the 1B's prefill shapes: kernel 0 = q4gsw (gemm_mmq.wgsl, Q4_0 files),
+// 1 = Q4_K blocks (gemm_mmq_ggml.wgsl, Q4_K_M files); variant = an index into kMmqVariants (the tile rule or a
+// forced tile, the main loop's pipeline PF, split K). Manual time = the GEMM kernel's GPU time alone (with split K
+// its reduce pass too; the quantize pass is reported as q8_us); TOPS = 2 M N K int8 operations per second / 1e12.
+struct MmqVariant {
+  const char* label;
+  std::optional<webgpu::MmqTile> tile;  // forced; none = the policy's rule
+  uint32_t pf, split;                   // gemm_mmq_pipeline, gemm_mmq_split_target (q4gsw only)
+};
+const MmqVariant kMmqVariants[] = {
+    {"rule pf0", std::nullopt, 0, 0},
+    {"rule pf1", std::nullopt, 1, 0},
+    {"rule pf1 split 1024", std::nullopt, 1, 1024},
+    {"64x64 kb4 pf1", webgpu::MmqTile{64, 64, 4, 1}, 1, 0},
+    {"128x128 pf1", webgpu::MmqTile{128, 128, 2, 1}, 1, 0},
+    {"32x64 wg128 pf1", webgpu::MmqTile{32, 64, 2, 1, 0, 128}, 1, 0},
+    {"64x64 wg128 pf1", webgpu::MmqTile{64, 64, 2, 1, 0, 128}, 1, 0},
+    {"64x64 wg128 pf0", webgpu::MmqTile{64, 64, 2, 1, 0, 128}, 0, 0},
+};
+
+void BM_GemmMmq(benchmark::State& st) {
+  const int64_t M = st.range(0), K = st.range(1), N = st.range(2), kernel = st.range(3);
+  const MmqVariant& v = kMmqVariants[st.range(4)];
+  if (!dev().has_packed_dot() || (kernel == 1 && v.split)) {
+    st.SkipWithError(kernel ? "split K: q4gsw only" : "no packed int8 dot products");
+    return;
+  }
+  webgpu::Tuning tun = dev().tuning();
+  tun.gemm.mmq_min_tiles = tun.gemm.mmq_ggml_min_tiles = 1;
+  tun.gemm_mmq_forced = v.tile;
+  tun.gemm_mmq_pipeline = v.pf;
+  tun.gemm_mmq_split_target = v.split;
+  webgpu::ScopedTuning scoped(dev(), tun);
+  Graph g;
+  ValueId x = g.input("x", DType::F32, {M, K});
+  ValueId out = g.tensor_like(DType::F32, "out");
+  g.output(out);
+  if (kernel == 0) {
+    ValueId qw = g.constant("qweight", DType::U32, {N, K / 8}, ConstantData::from_vector(random_vec<uint32_t>(size_t(N * K / 8), 0, 0)));
+    ValueId sc = g.constant("scales", DType::F32, {N, K / 32}, ConstantData::from_vector(random_vec<float>(size_t(N * K / 32), 0.001f, 0.01f)));
+    g.op("et_vk.linear_q4gsw.default", {x, qw, sc, g.int_value(32), g.none(), out}, "gemm_q4");
+  } else {
+    std::vector<uint32_t> words = block_words(uint64_t(N * (K / 256) * 144));
+    const int64_t nw = int64_t(words.size());
+    ValueId w = g.constant("w", DType::U32, {nw}, ConstantData::from_vector(std::move(words)));
+    g.op("wgrt.linear_ggml.default", {x, w, g.int_value(12), g.int_value(N), g.none(), out}, "gemm_q4k");
+  }
+  auto exe = ExecutableGraph::build(std::move(g), dev());
+  auto xv = random_vec<float>(size_t(M * K), -1.0f, 1.0f);
+  exe->set_input(x, {M, K}, std::span<const float>(xv));
+  exe->enable_profiling(true);
+  exe->execute();  // warm-up
+  exe->profiler()->reset();
+  auto kernel_ns = [&](const char* name) {
+    double t = 0;
+    for (const auto& [k, s] : exe->profiler()->stats())
+      if (k.find(name) != std::string::npos) t += s.total_ns;
+    return t;
+  };
+  double gemm_total = 0, q8_total = 0;
+  for (auto _ : st) {
+    const double g0 = kernel_ns("gemm_mmq") + kernel_ns("splitk_reduce"), q0 = kernel_ns("quantize_q8");
+    exe->execute();
+    const double t = (kernel_ns("gemm_mmq") + kernel_ns("splitk_reduce") - g0) * 1e-9;
+    st.SetIterationTime(t);
+    gemm_total += t;
+    q8_total += (kernel_ns("quantize_q8") - q0) * 1e-9;
+  }
+  const double n = double(std::max<int64_t>(st.iterations(), 1)), sec = gemm_total / n;
+  st.counters["TOPS"] = sec > 0 ? 2.0 * double(M * N * K) / sec / 1e12 : 0;
+  st.counters["q8_us"] = q8_total / n * 1e6;
+  const webgpu::MmqTile t = tun.gemm_mmq_tile(M, N);
+  st.SetLabel(fmt::format("{} {} ({}x{} kb {} pf {} wg {}; {} dispatches)", kernel ? "Q4_K" : "q4gsw", v.label, t.tm, t.tn,
+                          t.kb, t.pf, t.wg, exe->dispatch_count()));
+}
+
 // aten.addmm (bias [N] + a [M, K] @ b [K, N], B in its natural [K, N] layout): the f32 GEMM at the ViT's moderate M
 // (the ONNX importer's MatMul + bias Add); the kernel and split-K are the tuning policy's (WGRT_GEMM_BIG,
 // WGRT_GEMM_SPLITK sweep them).
@@ -331,6 +411,11 @@ BENCHMARK(BM_Gemm)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Args({512, 2048, 512, 1});
 BENCHMARK(BM_GemmGgml)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->ArgsProduct({{12, 14}, {2048}, {2048, 512, 8192}, {512}, {1}});
+// The 1B's prefill GEMMs (K 2048: N 2048 o-proj, 512 k/v, 8192 gate/up; K 8192 N 2048 down) at 512 and 2048
+// rows, both int8 kernels, every variant of kMmqVariants.
+BENCHMARK(BM_GemmMmq)->UseManualTime()->Unit(benchmark::kMicrosecond)
+    ->ArgsProduct({{512, 2048}, {2048}, {2048, 512, 8192}, {0, 1}, {0, 1, 2, 3, 4, 5, 6, 7}})
+    ->ArgsProduct({{512, 2048}, {8192}, {2048}, {0, 1}, {0, 1, 2, 3, 4, 5, 6, 7}});
 // ViT-B/16's linear layers at batch 1 and 8 (197 and 1576 tokens): qkv, attention out, MLP up, MLP down.
 BENCHMARK(BM_Addmm)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->ArgsProduct({{197, 1576}, {768}, {2304, 768, 3072}})->Args({197, 3072, 768})->Args({1576, 3072, 768});

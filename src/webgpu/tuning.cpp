@@ -50,13 +50,22 @@ GemvQ4S8Shape Tuning::gemv_q4_s8_shape(int64_t N, int64_t K) const {
 }
 
 MmqTile Tuning::gemm_mmq_tile(int64_t M, int64_t N) const {
-  if (gemm_mmq_forced) return *gemm_mmq_forced;
-  const MmqTile order[] = {{128, 128, 2, 1}, {64, 128, 2, 1}, {64, 64, 2, 1}};
-  for (const MmqTile& t : order) {
-    const uint64_t wg = uint64_t((std::max<int64_t>(M, 1) + t.tm - 1) / t.tm) * uint64_t((std::max<int64_t>(N, 1) + t.tn - 1) / t.tn);
-    if (wg >= gemm_mmq_target_workgroups) return t;
+  // The last of the rule's order, where no tile reaches the target: on GPUs with 128 invocations (8x4 outputs each;
+  // H200 run 23, 1B Q4_0 pp512 / pp2048 19,433 / 17,355 against 17,820 / 16,040 with 256, both pipelined).
+  MmqTile t = cpu_adapter ? MmqTile{64, 64, 2, 1} : MmqTile{64, 64, 2, 1, 0, 128};
+  if (gemm_mmq_forced) {
+    t = *gemm_mmq_forced;
+  } else {
+    for (const MmqTile& o : {MmqTile{128, 128, 2, 1}, MmqTile{64, 128, 2, 1}}) {
+      const uint64_t wg = uint64_t((std::max<int64_t>(M, 1) + o.tm - 1) / o.tm) * uint64_t((std::max<int64_t>(N, 1) + o.tn - 1) / o.tn);
+      if (wg >= gemm_mmq_target_workgroups) {
+        t = o;
+        break;
+      }
+    }
   }
-  return order[2];
+  t.pf = gemm_mmq_pipeline;
+  return t;
 }
 
 Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
@@ -87,6 +96,9 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // GEMM at M 512 for N 512..8192. 2048 workgroups (~16 per SM of 132) keeps 64x64 through M 512 and larger tiles
   // only where M and N are both large. CPU adapters keep the default (lavapipe runs the int8 GEMM for q4gsw only).
   if (!f.cpu_adapter) t.gemm_mmq_target_workgroups = 2048;
+  // The pipelined int8 GEMM main loop on GPUs (H200 run 23, 1B Q4_0 pp512 17,820 vs 13,136-16,4xx off); the
+  // block-format kernel does not take it (Q4_K_M measured 11,196 on vs 12,759 off: linear_ggml.cpp).
+  if (!f.cpu_adapter) t.gemm_mmq_pipeline = 1;
   // Int8 x in the block GEMV: one dot4I8Packed per 4 codes instead of 4 conversions and FMAs per row of x, the
   // same trade as the q4 GEMV's i8 kernel (CPU adapters: see tuning.h).
   t.ggml_gemv_int8 = !f.cpu_adapter && f.packed_dot ? 2 : 0;
@@ -133,6 +145,8 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (o.gemm_mmq_ggml_min_tiles) t.gemm.mmq_ggml_min_tiles = *o.gemm_mmq_ggml_min_tiles;
   if (o.gemm_mmq_tile) t.gemm_mmq_forced = *o.gemm_mmq_tile;
   if (o.gemm_mmq_target_workgroups) t.gemm_mmq_target_workgroups = *o.gemm_mmq_target_workgroups;
+  if (o.gemm_mmq_pipeline) t.gemm_mmq_pipeline = *o.gemm_mmq_pipeline;
+  if (o.gemm_mmq_split_target) t.gemm_mmq_split_target = *o.gemm_mmq_split_target;
   if (o.gemm_split_target) t.gemm.split_target_workgroups = *o.gemm_split_target;
   if (o.max_binding_bytes && *o.max_binding_bytes < t.max_binding_bytes) t.max_binding_bytes = *o.max_binding_bytes;
   if (o.submit_chunk) t.submit_chunk = *o.submit_chunk;
@@ -168,10 +182,14 @@ std::string Tuning::describe() const {
              : std::string("split-K GEMM: off\n");
   s += gemm.mmq_min_tiles ? fmt::format("int8 GEMM (q4 linear prefill) from {} tiles\n", gemm.mmq_min_tiles)
                           : std::string("int8 GEMM: off\n");
-  s += gemm_mmq_forced ? fmt::format("int8 GEMM tile (forced): {}x{}, {} blocks per slice, conversion {}\n",
-                                     gemm_mmq_forced->tm, gemm_mmq_forced->tn, gemm_mmq_forced->kb, gemm_mmq_forced->cvt)
+  s += gemm_mmq_forced ? fmt::format("int8 GEMM tile (forced): {}x{}, {} blocks per slice, conversion {}, {} invocations\n",
+                                     gemm_mmq_forced->tm, gemm_mmq_forced->tn, gemm_mmq_forced->kb, gemm_mmq_forced->cvt,
+                                     gemm_mmq_forced->wg)
                        : fmt::format("int8 GEMM tile: the largest of 128x128, 64x128, 64x64 with >= {} workgroups\n",
                                      gemm_mmq_target_workgroups);
+  s += fmt::format("int8 GEMM pipeline (next slice loaded during this one): {}\n", gemm_mmq_pipeline ? "on" : "off");
+  s += gemm_mmq_split_target ? fmt::format("split-K int8 GEMM (q4 linear) below {} workgroups\n", gemm_mmq_split_target)
+                             : std::string("split-K int8 GEMM: off\n");
   s += gemm.mmq_ggml_min_tiles
            ? fmt::format("int8 GEMM (block-format linear prefill) from {} tiles\n", gemm.mmq_ggml_min_tiles)
            : std::string("int8 GEMM for block formats: off\n");

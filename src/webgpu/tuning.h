@@ -70,11 +70,14 @@ struct GemvQ4S8Shape {
   bool operator==(const GemvQ4S8Shape&) const = default;
 };
 
-// Int8 prefill GEMM tile (gemm_mmq_body.wgsl, both int8 kernels): TM x TN outputs per workgroup of 256
-// invocations (TM, TN 64 or 128: 4 or 8 rows / columns per invocation), KB 32-k blocks per staged slice (1, 2, 4),
-// CVT how the exact block sums become f32 (0: a conversion; 1: through the exponent bits, gemm_mmq_body's mmq_f32).
+// Int8 prefill GEMM tile (gemm_mmq_body.wgsl, both int8 kernels): TM x TN outputs per workgroup of WG invocations
+// (WG 256: TM, TN 64 or 128; WG 128: TM 32 or 64, TN 64 or 128; 4 or 8 rows / columns per invocation), KB 32-k
+// blocks per staged slice (1, 2, 4; WG 128 with TN 128: 1, 2),
+// CVT how the exact block sums become f32 (0: a conversion; 1: through the exponent bits, gemm_mmq_body's mmq_f32),
+// PF the main loop's software pipeline (1: the next slice's loads in flight during this slice's products; the
+// policy's gemm_mmq_pipeline, not part of the forced tile).
 struct MmqTile {
-  uint32_t tm = 128, tn = 128, kb = 2, cvt = 1;
+  uint32_t tm = 128, tn = 128, kb = 2, cvt = 1, pf = 0, wg = 256;
   bool operator==(const MmqTile&) const = default;
 };
 
@@ -141,8 +144,10 @@ struct TuningOverrides {
   std::optional<uint32_t> gemm_big_min_tiles;     // WGRT_GEMM_BIG = tiles (0 = off)
   std::optional<uint32_t> gemm_mmq_min_tiles;     // WGRT_GEMM_MMQ = tiles (0 = off)
   std::optional<uint32_t> gemm_mmq_ggml_min_tiles;  // WGRT_GEMM_MMQ_GGML = tiles (0 = off)
-  std::optional<MmqTile> gemm_mmq_tile;           // WGRT_GEMM_MMQ_TILE = TM,TN[,KB[,CVT]]
+  std::optional<MmqTile> gemm_mmq_tile;           // WGRT_GEMM_MMQ_TILE = TM,TN[,KB[,CVT[,WG]]]
   std::optional<uint32_t> gemm_mmq_target_workgroups;  // WGRT_GEMM_MMQ_TARGET = workgroups (0: always 128x128)
+  std::optional<uint32_t> gemm_mmq_pipeline;      // WGRT_GEMM_MMQ_PIPELINE = 0 | 1
+  std::optional<uint32_t> gemm_mmq_split_target;  // WGRT_GEMM_MMQ_SPLITK = workgroups (0 = off)
   std::optional<uint32_t> gemm_split_target;      // WGRT_GEMM_SPLITK = workgroups (0 = off)
 };
 
@@ -174,6 +179,10 @@ struct Tuning {
   // 64x64 (KB 2) whose grid at the op's largest M has >= this many workgroups (the last where none has).
   std::optional<MmqTile> gemm_mmq_forced;
   uint32_t gemm_mmq_target_workgroups = 128;
+  uint32_t gemm_mmq_pipeline = 0;  // the tile's PF (both int8 kernels): 1 loads the next slice during this one's products
+  // q4gsw int8 GEMM (route 3 of the q4 linear) whose grid has fewer workgroups than this splits K into up to
+  // kMmqMaxSplits slices summed by gemm_splitk_reduce.wgsl (ops/linear/gemm.h mmq_splits; 0: never).
+  uint32_t gemm_mmq_split_target = 0;
   bool cpu_adapter = false;        // selects the CPU shape table of the q4 GEMV
   GemmTuning gemm;                 // the GEMM kernel (linear prefill, matmul, encoder attention)
   bool gemm_cpu_supported = false; // subgroups of >= 8 lanes (the Cpu GEMM broadcasts lanes 0..7)

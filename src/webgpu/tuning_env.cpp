@@ -116,19 +116,33 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
   }
   if (auto v = get("WGRT_GEMM_MMQ_TILE")) {
     const char* form =
-        "TM,TN[,KB[,CVT]]: TM and TN 64 or 128 (outputs per workgroup), KB 1, 2 or 4 (32-k blocks per slice), CVT 0 "
-        "or 1 (int-to-float conversion or exponent bits)";
-    auto l = parse_list(*v, 2, 4, 65536);
+        "TM,TN[,KB[,CVT[,WG]]]: TM and TN 64 or 128 (outputs per workgroup; TM 32 or 64 with WG 128), KB 1, 2 or 4 "
+        "(32-k blocks per slice; 1 or 2 with WG 128 and TN 128), CVT 0 or 1 (int-to-float conversion or exponent "
+        "bits), WG 256 or 128 (invocations per workgroup)";
+    auto l = parse_list(*v, 2, 5, 65536);
     if (!l) bad("WGRT_GEMM_MMQ_TILE", *v, form);
     const uint64_t tm = (*l)[0], tn = (*l)[1], kb = l->size() > 2 ? (*l)[2] : 2, cvt = l->size() > 3 ? (*l)[3] : 1;
-    if (!((tm == 64 || tm == 128) && (tn == 64 || tn == 128) && (kb == 1 || kb == 2 || kb == 4) && cvt <= 1))
+    const uint64_t wg = l->size() > 4 ? (*l)[4] : 256;
+    const bool tm_ok = wg == 256 ? (tm == 64 || tm == 128) : wg == 128 && (tm == 32 || tm == 64);
+    if (!(tm_ok && (tn == 64 || tn == 128) && (kb == 1 || kb == 2 || kb == 4) && cvt <= 1 &&
+          !(wg == 128 && tn == 128 && kb == 4)))
       bad("WGRT_GEMM_MMQ_TILE", *v, form);
-    o.gemm_mmq_tile = MmqTile{uint32_t(tm), uint32_t(tn), uint32_t(kb), uint32_t(cvt)};
+    o.gemm_mmq_tile = MmqTile{uint32_t(tm), uint32_t(tn), uint32_t(kb), uint32_t(cvt), 0, uint32_t(wg)};
   }
   if (auto v = get("WGRT_GEMM_MMQ_TARGET")) {
     auto l = parse_list(*v, 1, 1, uint64_t(1) << 31);
     if (!l) bad("WGRT_GEMM_MMQ_TARGET", *v, "a whole number of workgroups (0 = always 128x128 tiles)");
     o.gemm_mmq_target_workgroups = uint32_t((*l)[0]);
+  }
+  if (auto v = get("WGRT_GEMM_MMQ_PIPELINE")) {
+    auto l = parse_list(*v, 1, 1, 1);
+    if (!l) bad("WGRT_GEMM_MMQ_PIPELINE", *v, "0 or 1 (1: the int8 GEMM loads the next slice during this one's products)");
+    o.gemm_mmq_pipeline = uint32_t((*l)[0]);
+  }
+  if (auto v = get("WGRT_GEMM_MMQ_SPLITK")) {
+    auto l = parse_list(*v, 1, 1, uint64_t(1) << 31);
+    if (!l) bad("WGRT_GEMM_MMQ_SPLITK", *v, "a whole number of workgroups below which the q4 int8 GEMM splits K (0 = off)");
+    o.gemm_mmq_split_target = uint32_t((*l)[0]);
   }
   if (auto v = get("WGRT_GEMM_SPLITK")) {
     auto l = parse_list(*v, 1, 1, uint64_t(1) << 31);

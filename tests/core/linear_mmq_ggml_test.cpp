@@ -104,11 +104,12 @@ TEST(LinearMmqGgml, EveryTileVariantOddSizes) {
     const webgpu::MmqTile& tile = tiles[i];
     webgpu::Tuning tun = mmq_tuning();
     tun.gemm_mmq_forced = tile;
+    tun.gemm_mmq_pipeline = tile.pf;
     const TypeInfo& t = types[i % 3];
     const int64_t K = t.type == GgmlType::Q4_1 ? 96 : 256, N = K == 96 ? 37 : 131;
     GgmlLinear r = make_mmq(t, N, K, N == 37, ++seed, 129, tun);
-    const std::string what = fmt::format("tile {}x{} kb {} cvt {} {} K {} N {}", tile.tm, tile.tn, tile.kb, tile.cvt,
-                                         ggml_type_name(t.type), K, N);
+    const std::string what = fmt::format("tile {}x{} kb {} cvt {} pf {} wg {} {} K {} N {}", tile.tm, tile.tn, tile.kb,
+                                         tile.cvt, tile.pf, tile.wg, ggml_type_name(t.type), K, N);
     EXPECT_TRUE(wgrt::test::routed(r, "gemm_mmq_ggml.wgsl:main")) << what;
     for (int64_t M : {129, 9}) EXPECT_EQ(check_mmq(r, M, N, K, ++seed, what + " M " + std::to_string(M)), 0);
   }

@@ -270,7 +270,9 @@ TEST(LinearMmq, EveryTileVariantOddSizes) {
   for (const webgpu::MmqTile& tile : tiles) {
     webgpu::Tuning t = mmq_tuning();
     t.gemm_mmq_forced = tile;
-    const std::string v = fmt::format("tile {}x{} kb {} cvt {}", tile.tm, tile.tn, tile.kb, tile.cvt);
+    t.gemm_mmq_pipeline = tile.pf;
+    const std::string v =
+        fmt::format("tile {}x{} kb {} cvt {} pf {} wg {}", tile.tm, tile.tn, tile.kb, tile.cvt, tile.pf, tile.wg);
     const std::vector<Case> cases = {{129, 96, 67, 32, true}, {129, 224, 131, 32, false}, {65, 192, 131, 64, true}};
     for (const Case& c : cases) {
       Mmq L = make_mmq(c.M, c.K, c.N, c.G, c.bias, seed++, t, c.G == 64);
@@ -301,15 +303,16 @@ TEST(LinearMmq, TileRule) {
   EXPECT_EQ(c.gemm_mmq_tile(2048, 2048), (webgpu::MmqTile{128, 128, 2}));
   const webgpu::Tuning t = webgpu::Tuning::for_device(f);  // GPUs: target 2048
   EXPECT_EQ(t.gemm_mmq_target_workgroups, 2048u);
-  EXPECT_EQ(t.gemm_mmq_tile(512, 16384), (webgpu::MmqTile{64, 64, 2}));    // 8 x 256
-  EXPECT_EQ(t.gemm_mmq_tile(512, 2048), (webgpu::MmqTile{64, 64, 2}));     // none reaches it: the last
-  EXPECT_EQ(t.gemm_mmq_tile(2048, 8192), (webgpu::MmqTile{64, 128, 2}));   // 32 x 64
-  EXPECT_EQ(t.gemm_mmq_tile(2048, 16384), (webgpu::MmqTile{128, 128, 2})); // 16 x 128
+  // GPUs: pipelined, and the last tile with 128 invocations.
+  EXPECT_EQ(t.gemm_mmq_tile(512, 16384), (webgpu::MmqTile{64, 64, 2, 1, 1, 128}));  // 8 x 256
+  EXPECT_EQ(t.gemm_mmq_tile(512, 2048), (webgpu::MmqTile{64, 64, 2, 1, 1, 128}));   // none reaches it: the last
+  EXPECT_EQ(t.gemm_mmq_tile(2048, 8192), (webgpu::MmqTile{64, 128, 2, 1, 1}));      // 32 x 64
+  EXPECT_EQ(t.gemm_mmq_tile(2048, 16384), (webgpu::MmqTile{128, 128, 2, 1, 1}));    // 16 x 128
   webgpu::TuningOverrides o;
   o.gemm_mmq_target_workgroups = 0;
-  EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(512, 512), (webgpu::MmqTile{128, 128, 2}));
+  EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(512, 512), (webgpu::MmqTile{128, 128, 2, 1, 1}));
   o.gemm_mmq_tile = webgpu::MmqTile{64, 128, 4};
-  EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(4096, 16384), (webgpu::MmqTile{64, 128, 4}));
+  EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(4096, 16384), (webgpu::MmqTile{64, 128, 4, 1, 1}));
   auto env = [](const char* var, const char* v) {
     return webgpu::parse_tuning_env([=](const char* n) { return std::string(n) == var ? v : nullptr; });
   };
@@ -320,6 +323,22 @@ TEST(LinearMmq, TileRule) {
   for (const char* bad : {"96,128", "64", "64,64,3", "64,64,2,2", "64,64,2,1,0", "big"})
     EXPECT_THROW(env("WGRT_GEMM_MMQ_TILE", bad), InvalidArgument) << bad;
   EXPECT_THROW(env("WGRT_GEMM_MMQ_TARGET", "-1"), InvalidArgument);
+  // The pipeline (PF) is the policy's, on the rule's tiles and on a forced one alike.
+  o = {};
+  o.gemm_mmq_pipeline = 1;
+  EXPECT_EQ(webgpu::Tuning::for_device(cpu, o).gemm_mmq_tile(512, 512), (webgpu::MmqTile{64, 64, 2, 1, 1}));
+  EXPECT_EQ(webgpu::Tuning::for_device(cpu, o).gemm_mmq_tile(2048, 16384), (webgpu::MmqTile{128, 128, 2, 1, 1}));
+  o.gemm_mmq_pipeline = 0;
+  o.gemm_mmq_tile = webgpu::MmqTile{64, 128, 4};
+  EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(512, 512), (webgpu::MmqTile{64, 128, 4}));
+  EXPECT_EQ(*env("WGRT_GEMM_MMQ_PIPELINE", "1").gemm_mmq_pipeline, 1u);
+  EXPECT_EQ(*env("WGRT_GEMM_MMQ_PIPELINE", "0").gemm_mmq_pipeline, 0u);
+  for (const char* bad : {"2", "on", "1,1"}) EXPECT_THROW(env("WGRT_GEMM_MMQ_PIPELINE", bad), InvalidArgument) << bad;
+  // Workgroups of 128 invocations: TM 32 or 64; KB 4 only with TN 64 (the staging holds 2 * WG weight items).
+  EXPECT_EQ(*env("WGRT_GEMM_MMQ_TILE", "32,64,2,1,128").gemm_mmq_tile, (webgpu::MmqTile{32, 64, 2, 1, 0, 128}));
+  EXPECT_EQ(*env("WGRT_GEMM_MMQ_TILE", "64,64,4,1,128").gemm_mmq_tile, (webgpu::MmqTile{64, 64, 4, 1, 0, 128}));
+  for (const char* bad : {"32,64", "128,64,2,1,128", "64,128,4,1,128", "64,64,2,1,64", "32,64,2,1,256"})
+    EXPECT_THROW(env("WGRT_GEMM_MMQ_TILE", bad), InvalidArgument) << bad;
 }
 
 // A forced tile that needs more workgroup memory than the adapter has is a clear error at graph build.
@@ -336,4 +355,82 @@ TEST(LinearMmq, ForcedTileTooBigIsAnError) {
   } catch (const InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("WGRT_GEMM_MMQ_TILE"), std::string::npos) << e.what();
   }
+}
+
+namespace {
+// True if a dispatch of `kernel` ran in the last execute (its dump line is neither on an inactive route nor an
+// empty grid: the split passes of a route that did not split have grid 0).
+bool ran(Mmq& L, const std::string& kernel) {
+  const std::string dump = L.exe->dump();
+  for (size_t at = dump.find(kernel); at != std::string::npos; at = dump.find(kernel, at + 1)) {
+    const std::string line = dump.substr(at, dump.find('\n', at) - at);
+    if (line.find("inactive") == std::string::npos && line.find(" grid 0x") == std::string::npos) return true;
+  }
+  return false;
+}
+}  // namespace
+
+// Split K (the policy's gemm_mmq_split_target, forced high so every grid splits where K allows): partial sums over
+// K ranges, then the reduce pass with the bias. K of 17 blocks (9 two-block slices: splits of 5 and 4 slices, the
+// last ending mid-slice), 40 blocks with KB 4 and 128-invocation tiles, odd M and N, G 64, a binding split (one
+// partial pass and reduce per chunk), rows that change between executes (the GEMV at 8 rows, then split again),
+// and K too short to split (4 slices: the plain kernel). Same bound as the unsplit kernel.
+TEST(LinearMmq, SplitKWithinQuantizationBound) {
+  if (!gpu().has_packed_dot()) GTEST_SKIP() << "no packed_4x8_integer_dot_product";
+  struct SplitCase {
+    Case c;
+    webgpu::MmqTile tile;
+    bool splits;
+  };
+  const std::vector<SplitCase> cases = {
+      {{129, 544, 67, 32, true}, {64, 64, 2, 1}, true},         {{65, 1280, 131, 64, false}, {64, 64, 4, 1, 0, 128}, true},
+      {{200, 544, 301, 32, true}, {128, 128, 2, 1}, true},       {{33, 256, 67, 32, true}, {64, 64, 2, 1}, false},
+  };
+  uint32_t seed = 900;
+  for (const SplitCase& s : cases) {
+    for (uint32_t pf : {0u, 1u}) {
+      webgpu::Tuning t = mmq_tuning();
+      t.gemm_mmq_split_target = 1u << 20;
+      t.gemm_mmq_forced = s.tile;
+      t.gemm_mmq_pipeline = pf;
+      const Case& c = s.c;
+      const std::string what =
+          fmt::format("split M {} K {} N {} G {} tile {}x{} kb {} wg {} pf {}", c.M, c.K, c.N, c.G, s.tile.tm, s.tile.tn,
+                      s.tile.kb, s.tile.wg, pf);
+      Mmq L = make_mmq(c.M, c.K, c.N, c.G, c.bias, seed++, t, c.G == 64);
+      EXPECT_EQ(check_rows(L, c.M, seed++, what), 0) << what;
+      EXPECT_EQ(ran(L, "gemm_splitk_reduce.wgsl"), s.splits) << what;
+      EXPECT_EQ(check_rows(L, 8, seed++, what + " M 8"), 0) << what;
+      EXPECT_FALSE(ran(L, "gemm_splitk_reduce.wgsl")) << what << ": the GEMV route at 8 rows";
+      EXPECT_EQ(check_rows(L, 9, seed++, what + " M 9"), 0) << what;
+    }
+  }
+  webgpu::Tuning t = mmq_tuning();
+  t.gemm_mmq_split_target = 1u << 20;
+  t.max_binding_bytes = 8192 * 9;  // rows of 272 B: chunks of 256, 256 and 88 rows
+  Mmq L = make_mmq(140, 544, 600, 32, true, seed++, t);
+  EXPECT_EQ(check_rows(L, 140, seed++, "split K, binding chunks"), 0);
+  EXPECT_TRUE(ran(L, "gemm_splitk_reduce.wgsl"));
+}
+
+// The split rule: S from the workgroup deficit, capped by kMmqMaxSplits, >= 4 slices per split and the scratch.
+TEST(LinearMmq, SplitRule) {
+  using ops::mmq_splits;
+  EXPECT_EQ(mmq_splits(256, 2048, 2, 512 * 2048, 0, 64 << 20).splits, 1u) << "target 0: off";
+  EXPECT_EQ(mmq_splits(2048, 2048, 2, 512 * 2048, 1024, 64 << 20).splits, 1u) << "enough workgroups";
+  const ops::MmqSplit a = mmq_splits(256, 2048, 2, 512 * 2048, 1024, 64 << 20);  // 32 slices, 4 splits of 8
+  EXPECT_EQ(a.splits, 4u);
+  EXPECT_EQ(a.per, 16u);
+  EXPECT_EQ(mmq_splits(16, 8192, 2, 512 * 512, 1u << 20, 64 << 20).splits, ops::kMmqMaxSplits);
+  EXPECT_EQ(mmq_splits(256, 256, 2, 512 * 2048, 1024, 64 << 20).splits, 1u) << "4 slices: too short";
+  EXPECT_EQ(mmq_splits(256, 2048, 2, 512 * 2048, 1024, 512 * 2048 * 4 * 2).splits, 2u) << "the scratch holds 2";
+  const ops::MmqSplit b = mmq_splits(1, 544, 2, 100, 1u << 20, 64 << 20);  // 9 slices: 2 splits of 5 and 4
+  EXPECT_EQ(b.splits, 2u);
+  EXPECT_EQ(b.per, 10u);
+  auto env = [](const char* v) {
+    return webgpu::parse_tuning_env([v](const char* n) { return std::string(n) == "WGRT_GEMM_MMQ_SPLITK" ? v : nullptr; });
+  };
+  EXPECT_EQ(*env("1024").gemm_mmq_split_target, 1024u);
+  EXPECT_THROW(env("-1"), InvalidArgument);
+  EXPECT_THROW(env("x"), InvalidArgument);
 }

@@ -56,6 +56,16 @@ uint32_t gemm_splits(uint64_t workgroups, uint32_t K, uint64_t MN, uint32_t targ
   return 1;
 }
 
+MmqSplit mmq_splits(uint64_t workgroups, uint32_t K, uint32_t kb, uint64_t MN, uint32_t target, uint64_t max_partial_bytes) {
+  if (target == 0 || workgroups == 0 || workgroups >= target || MN == 0 || kb == 0) return {};
+  const uint32_t slices = (K / 32 + kb - 1) / kb;
+  uint64_t s = std::min<uint64_t>(div_up(target, workgroups), kMmqMaxSplits);
+  while (s > 1 && (slices / s < 4 || s * MN * 4 > max_partial_bytes)) --s;
+  if (s <= 1) return {};
+  const uint32_t per = uint32_t(div_up(slices, s));  // slices per split; the last split may be shorter
+  return {uint32_t(div_up(slices, per)), per * kb};
+}
+
 GemmConfig gemm_big_config() {
   GemmConfig c;
   const webgpu::KernelSpec k = gemm_big_kernel(false);
@@ -66,7 +76,8 @@ GemmConfig gemm_big_config() {
 
 namespace {
 std::vector<std::pair<std::string, double>> mmq_constants(const webgpu::MmqTile& t) {
-  return {{"MH", t.tm / 64.0}, {"NH", t.tn / 64.0}, {"NB", double(t.kb)}, {"CVT", double(t.cvt)}};
+  return {{"WG", double(t.wg)}, {"MH", t.tm / (t.wg / 4.0)}, {"NH", t.tn / 64.0}, {"NB", double(t.kb)}, {"CVT", double(t.cvt)},
+          {"PF", double(t.pf)}};
 }
 }  // namespace
 

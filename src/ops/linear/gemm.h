@@ -46,10 +46,12 @@ struct GemmParams {
   // heads read as batch B * H); zdiv 0: z * x_sb. The bias is always z * bias_sb.
   uint32_t zdiv = 0;
   float alpha = 1.0f, beta = 1.0f;
-  uint32_t a_sbo = 0, b_sbo = 0, c_sbo = 0, pad0 = 0, pad1 = 0, pad2 = 0;
+  uint32_t a_sbo = 0, b_sbo = 0, c_sbo = 0;
+  uint32_t k_split = 0;  // int8 GEMMs with split K (batch S > 1): 32-k blocks per split (mmq_splits); 0: all of K
+  uint32_t pad1 = 0, pad2 = 0;
 };
 WGRT_UNIFORM(GemmParams, M, N, K, batch, a_off, a_sb, a_sm, a_sk, b_off, b_sb, b_sk, b_sn, c_off, c_sb, c_sm, c_sn,
-             bias_off, bias_sb, bias_sm, bias_sn, has_bias, group, s_sn, zdiv, alpha, beta, a_sbo, b_sbo, c_sbo, pad0,
+             bias_off, bias_sb, bias_sm, bias_sn, has_bias, group, s_sn, zdiv, alpha, beta, a_sbo, b_sbo, c_sbo, k_split,
              pad1, pad2);
 
 // Batched row-major C[b] = A[b] · B[b] with contiguous A [batch, M, K], B [batch, K, N], C [batch, M, N]
@@ -111,6 +113,16 @@ uint32_t gemm_splits(uint64_t workgroups, uint32_t K, uint64_t MN, uint32_t targ
 // (M, N, K, b_sn, s_sn, group, c/bias offsets and strides; batch 1), 6 dA. Requires K % 32 == 0 (q4gsw's G).
 // tile: the variant (webgpu::Tuning::gemm_mmq_tile; overrides MH, NH, NB of gemm_mmq_body.wgsl).
 webgpu::KernelSpec gemm_mmq_kernel(bool scale_f16 = false, const webgpu::MmqTile& tile = {});  // scale_f16: f16 scale pairs
+// Split K for the int8 GEMM (route 3 of the q4 linear, tuning gemm_mmq_split_target): a grid of `workgroups`
+// below `target` runs as S partial products over consecutive ranges of `per` 32-k blocks (a multiple of kb, the
+// tile's blocks per slice; GemmParams batch = S, k_split = per, c_sb = M * N) into scratch [S, M, N], summed by
+// gemm_splitk_reduce_kernel(). S <= kMmqMaxSplits, each range >= 4 slices of kb blocks, S * MN * 4 <=
+// max_partial_bytes; {1, 0} when no split applies (target 0, enough workgroups, K too short).
+constexpr uint32_t kMmqMaxSplits = 8;
+struct MmqSplit {
+  uint32_t splits = 1, per = 0;
+};
+MmqSplit mmq_splits(uint64_t workgroups, uint32_t K, uint32_t kb, uint64_t MN, uint32_t target, uint64_t max_partial_bytes);
 GemmConfig gemm_mmq_config(const webgpu::MmqTile& tile = {});  // the MMQ kernels' tile (for gemm_grid)
 // Throws InvalidArgument naming WGRT_GEMM_MMQ_TILE when an int8 GEMM kernel made with a (forced) tile needs more
 // workgroup memory than the device has (the rule's tiles need <= 22 KiB).

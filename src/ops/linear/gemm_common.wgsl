@@ -9,7 +9,7 @@ struct Params {
   bias_off : u32, bias_sb : u32, bias_sm : u32, bias_sn : u32,
   has_bias : u32, group : u32, s_sn : u32, zdiv : u32,
   alpha : f32, beta : f32, a_sbo : u32, b_sbo : u32,
-  c_sbo : u32, _pad0 : u32, _pad1 : u32, _pad2 : u32,
+  c_sbo : u32, k_split : u32, _pad1 : u32, _pad2 : u32,
 }
 
 // Batch entry z's element offset of an operand with batch strides sb (inner) and sbo (outer): z * sb, or with
@@ -45,12 +45,13 @@ fn gemm_store(gm : u32, gn : u32, v : f32, c_base : u32, bias_base : u32) {
 }
 
 // Stores the register block of the 128 x 128 kernels (gemm_big.wgsl, gemm_mmq.wgsl; mh row and nh column halves,
-// 1 or 2: the int8 kernels' smaller tiles): acc[r * 2 + h][j] is C(m0 + (r / 4) * 64 + ty * 4 + r % 4,
-// n0 + h * 64 + tx * 4 + j) for r < 4 * mh, h < nh; rows and columns outside M, N are skipped.
-fn gemm_store_blocks(acc : array<vec4<f32>, 16>, mh : u32, nh : u32, m0 : u32, n0 : u32, tx : u32, ty : u32,
-                     c_base : u32, bias_base : u32) {
+// 1 or 2: the int8 kernels' smaller tiles; hm rows per row half, 64, or 32 for the int8 kernels' 128 invocations):
+// acc[r * 2 + h][j] is C(m0 + (r / 4) * hm + ty * 4 + r % 4, n0 + h * 64 + tx * 4 + j) for r < 4 * mh, h < nh; rows
+// and columns outside M, N are skipped.
+fn gemm_store_blocks(acc : array<vec4<f32>, 16>, mh : u32, nh : u32, hm : u32, m0 : u32, n0 : u32, tx : u32,
+                     ty : u32, c_base : u32, bias_base : u32) {
   for (var r = 0u; r < 4u * mh; r++) {
-    let gm = m0 + (r / 4u) * 64u + ty * 4u + r % 4u;
+    let gm = m0 + (r / 4u) * hm + ty * 4u + r % 4u;
     if (gm >= p.M) {
       continue;
     }
@@ -66,5 +67,5 @@ fn gemm_store_blocks(acc : array<vec4<f32>, 16>, mh : u32, nh : u32, m0 : u32, n
 }
 
 fn gemm_store_8x8(acc : array<vec4<f32>, 16>, m0 : u32, n0 : u32, tx : u32, ty : u32, c_base : u32, bias_base : u32) {
-  gemm_store_blocks(acc, 2u, 2u, m0, n0, tx, ty, c_base, bias_base);
+  gemm_store_blocks(acc, 2u, 2u, 64u, m0, n0, tx, ty, c_base, bias_base);
 }

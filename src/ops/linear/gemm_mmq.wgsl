@@ -7,8 +7,8 @@
 // are applied once per block and output, then f32 accumulation over the blocks. The error against the f32
 // product is therefore the activation rounding (quantize_q8.wgsl: <= dA / 2 per element, i.e. per output at most
 // sum_kb dA[m][kb] / 2 * sum_{k in kb} |W[n][k]|) plus f32 accumulation.
-// Tiles and the activation staging: gemm_mmq_body.wgsl. Nibbles are expanded to signed bytes once per
-// workgroup on staging. Grid: x = ceil(N/TILE_N), y = ceil(M/TILE_M), z = 1 (batch 1: linear layers). Out-of-range
+// Tiles, the activation staging and the main loop: gemm_mmq_body.wgsl. Nibbles are expanded to signed bytes once
+// per workgroup on staging (mmq_store_b). Grid: x = ceil(N/TILE_N), y = ceil(M/TILE_M), z = 1 (batch 1: linear layers). Out-of-range
 // rows, columns and blocks are staged as zeros and not written: any M, N and K % 32 == 0.
 // Bindings: 0 qA (u32 vec4s, quantize_q8's xq, row m at block m * K/32), 1 b (q4gsw words, row n at word
 // n * b_sn), 2 scales (f16 pairs or f32, read through q4gsw_scale: group g of row n at n * s_sn + g), 3 bias, 4 c, 5 params (GemmParams; a_* unused,
@@ -36,43 +36,63 @@ fn signed_codes(v : u32) -> u32 {
   return t | ((t & 0x08080808u) * 30u);
 }
 
-// Stages the weights of blocks kb0 .. kb0 + NB - 1 of rows n0 .. n0 + TILE_N - 1 (codes of 8, i.e. zeros, outside).
-fn mmq_stage_b(kb0 : u32, n0 : u32, lid : u32) {
+// The weights of blocks kb0 .. kb0 + NB - 1 of rows n0 .. n0 + TILE_N - 1 between mmq_load_b and mmq_store_b
+// (codes of 8, i.e. zeros, and scale 0 outside N and K): item i of each array is element lid + WG i of the
+// staging loops (TILE_N * NB <= 2 WG).
+struct MmqB {
+  w : array<vec2<u32>, 4>,  // words 2 hv, 2 hv + 1 of column e / (2 NB), block (e / 2) % NB, hv = e % 2
+  s : array<f32, 2>,        // scale of column e / NB, block e % NB
+}
+
+fn mmq_load_b(kb0 : u32, n0 : u32, lid : u32) -> MmqB {
   let KB = p.K / 32u;
-  for (var e = lid; e < TILE_N * NB * 2u; e += 256u) {
-    let mm = e / (2u * NB);  // column of the tile
-    let blk = (e / 2u) % NB;
-    let hv = e % 2u;
-    let kb = kb0 + blk;
-    let j0 = blk * 8u + hv * 4u;
-    // words 2 * hv, 2 * hv + 1 of row gn's block (16 codes -> 4 u32 of signed bytes)
-    let gn = n0 + mm;
-    var w0 = 0x88888888u;  // codes of 8 -> 0
-    var w1 = 0x88888888u;
-    if (gn < p.N && kb < KB) {
-      let wi = gn * p.b_sn + kb * 4u + hv * 2u;
-      w0 = b[wi];
-      w1 = b[wi + 1u];
+  var r : MmqB;
+  for (var i = 0u; i < 4u; i++) {
+    let e = lid + WG * i;
+    let gn = n0 + e / (2u * NB);
+    let kb = kb0 + (e / 2u) % NB;
+    r.w[i] = vec2<u32>(0x88888888u);  // codes of 8 -> 0
+    if (e < TILE_N * NB * 2u && gn < p.N && kb < KB) {
+      let wi = gn * p.b_sn + kb * 4u + (e % 2u) * 2u;
+      r.w[i] = vec2<u32>(b[wi], b[wi + 1u]);
     }
-    let col = mm / 4u;
-    let lane = mm % 4u;
-    let rs = TILE_N / 4u;
-    Bs[(j0 + 0u) * rs + col][lane] = signed_codes(w0 & 0x0F0F0F0Fu);
-    Bs[(j0 + 1u) * rs + col][lane] = signed_codes((w0 >> 4u) & 0x0F0F0F0Fu);
-    Bs[(j0 + 2u) * rs + col][lane] = signed_codes(w1 & 0x0F0F0F0Fu);
-    Bs[(j0 + 3u) * rs + col][lane] = signed_codes((w1 >> 4u) & 0x0F0F0F0Fu);
   }
-  // scales: one per column and block
-  for (var e = lid; e < TILE_N * NB; e += 256u) {
-    let sn = e / NB;
-    let sblk = e % NB;
-    let kb = kb0 + sblk;
-    let gn = n0 + sn;
-    var sb = 0.0;
-    if (gn < p.N && kb < KB) {
-      sb = q4gsw_scale(gn * p.s_sn + (kb * 32u) / p.group);
+  for (var i = 0u; i < 2u; i++) {
+    let e = lid + WG * i;
+    let gn = n0 + e / NB;
+    let kb = kb0 + e % NB;
+    if (e < TILE_N * NB && gn < p.N && kb < KB) {
+      r.s[i] = q4gsw_scale(gn * p.s_sn + (kb * 32u) / p.group);
     }
-    Sb[sblk * (TILE_N / 4u) + sn / 4u][sn % 4u] = sb;
+  }
+  return r;
+}
+
+// Expands each word's nibbles to signed bytes (u32 j = 2w + parity: the codes of k = 8w + parity + {0, 2, 4, 6},
+// quantize_q8's order) and writes them and the scales to Bs and Sb.
+fn mmq_store_b(r : MmqB, lid : u32) {
+  let rs = TILE_N / 4u;
+  for (var i = 0u; i < 4u; i++) {
+    let e = lid + WG * i;
+    if (e < TILE_N * NB * 2u) {
+      let mm = e / (2u * NB);  // column of the tile
+      let j0 = ((e / 2u) % NB) * 8u + (e % 2u) * 4u;
+      let col = mm / 4u;
+      let lane = mm % 4u;
+      let w0 = r.w[i].x;
+      let w1 = r.w[i].y;
+      Bs[(j0 + 0u) * rs + col][lane] = signed_codes(w0 & 0x0F0F0F0Fu);
+      Bs[(j0 + 1u) * rs + col][lane] = signed_codes((w0 >> 4u) & 0x0F0F0F0Fu);
+      Bs[(j0 + 2u) * rs + col][lane] = signed_codes(w1 & 0x0F0F0F0Fu);
+      Bs[(j0 + 3u) * rs + col][lane] = signed_codes((w1 >> 4u) & 0x0F0F0F0Fu);
+    }
+  }
+  for (var i = 0u; i < 2u; i++) {
+    let e = lid + WG * i;
+    if (e < TILE_N * NB) {
+      let sn = e / NB;
+      Sb[(e % NB) * (TILE_N / 4u) + sn / 4u][sn % 4u] = r.s[i];
+    }
   }
 }
 

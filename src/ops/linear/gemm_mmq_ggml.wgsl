@@ -135,26 +135,41 @@ fn ggml_sub32(base : u32, sb : u32) -> Sub {
   return s;
 }
 
-// mmq_stage_b (gemm_mmq_body.wgsl): sub-blocks kb0 .. kb0 + NB - 1 of columns n0 .. n0 + TILE_N - 1, one (column,
-// sub-block) pair per invocation and step.
-fn mmq_stage_b(kb0 : u32, n0 : u32, lid : u32) {
-  for (var e = lid; e < TILE_N * NB; e += 256u) {
-    let nn = e / NB;
-    let blk = e % NB;
-    let kb = kb0 + blk;
-    let gn = n0 + nn;
-    var s : Sub;  // zeros outside N and K
-    if (gn < p.N && kb < p.K / 32u) {
+// The hooks of gemm_mmq_body.wgsl: sub-blocks kb0 .. kb0 + NB - 1 of columns n0 .. n0 + TILE_N - 1, one (column,
+// sub-block) pair per invocation and item (column e / NB, sub-block e % NB of element e = lid + WG i; TILE_N * NB
+// <= 2 WG), decoded on load (zeros outside N and K) and held as Subs until the store.
+struct MmqB {
+  s : array<Sub, 2>,
+}
+
+fn mmq_load_b(kb0 : u32, n0 : u32, lid : u32) -> MmqB {
+  var r : MmqB;
+  for (var i = 0u; i < 2u; i++) {
+    let e = lid + WG * i;
+    let kb = kb0 + e % NB;
+    let gn = n0 + e / NB;
+    if (e < TILE_N * NB && gn < p.N && kb < p.K / 32u) {
       let spb = ggml_block_elems() / 32u;
-      s = ggml_sub32(gn * p.b_sn + (kb / spb) * ggml_block_bytes(), kb % spb);
+      r.s[i] = ggml_sub32(gn * p.b_sn + (kb / spb) * ggml_block_bytes(), kb % spb);
     }
-    for (var w = 0u; w < 8u; w++) {
-      Bs[(blk * 8u + w) * (TILE_N / 4u) + nn / 4u][nn % 4u] = s.q[w];
+  }
+  return r;
+}
+
+fn mmq_store_b(r : MmqB, lid : u32) {
+  for (var i = 0u; i < 2u; i++) {
+    let e = lid + WG * i;
+    if (e < TILE_N * NB) {
+      let nn = e / NB;
+      let blk = e % NB;
+      for (var w = 0u; w < 8u; w++) {
+        Bs[(blk * 8u + w) * (TILE_N / 4u) + nn / 4u][nn % 4u] = r.s[i].q[w];
+      }
+      let k = blk * (TILE_N / 4u) + nn / 4u;
+      Sd0[k][nn % 4u] = r.s[i].d0;
+      Sd1[k][nn % 4u] = r.s[i].d1;
+      Sm[k][nn % 4u] = r.s[i].m;
     }
-    let i = blk * (TILE_N / 4u) + nn / 4u;
-    Sd0[i][nn % 4u] = s.d0;
-    Sd1[i][nn % 4u] = s.d1;
-    Sm[i][nn % 4u] = s.m;
   }
 }
 

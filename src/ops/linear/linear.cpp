@@ -25,7 +25,9 @@
 //   1 (M != 1, prefill): the tiled GEMM core (gemm.wgsl), 64x64 output tiles;
 //   2 (GPUs, outputs of >= gemm.big_min_tiles 128x128 tiles): the register-blocked gemm_big.wgsl;
 //   3 (q4, packed int8 dot products, outputs of >= gemm.mmq_min_tiles tiles): x quantized per 32-k block to
-//     int8 (quantize_q8.wgsl, into two scratch buffers, once per execute) and the int8 GEMM gemm_mmq.wgsl.
+//     int8 (quantize_q8.wgsl, into two scratch buffers, once per execute) and the int8 GEMM gemm_mmq.wgsl; where
+//     its grid has fewer workgroups than the policy's gemm_mmq_split_target, split K (mmq_splits): S partial
+//     products into scratch, summed with the bias or residual by gemm_splitk_reduce.wgsl.
 // Weights larger than maxStorageBufferBindingSize (e.g. a 128256-row output layer) are split along N into
 // chunks of whole multiples of 256 rows; each chunk is one dispatch per route binding a byte range of the
 // weight (and scales) and writing its own column range of out. The tuning policy's max_binding_bytes
@@ -184,8 +186,8 @@ void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
 
   struct ChunkRefs {
     Chunk c;
-    UniformRef gemv_u, gemm_u;
-    DispatchRef gemv_d, gemm_d, big_d, mmq_d;
+    UniformRef gemv_u, gemm_u, part_u, red_u;
+    DispatchRef gemv_d, gemm_d, big_d, mmq_d, part_d, red_d;  // part_d, red_d: route 3 with split K
   };
   std::vector<ChunkRefs> refs;
   const Binding x = Binding::tensor(b.arg(0)), out = Binding::tensor(b.arg(oi));
@@ -232,8 +234,20 @@ void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
     q8_u = b.uniform<Q8Params>();
     q8_d = b.dispatch(quantize_q8_kernel(), {gemm_x, qa, da, q8_u}, 3);
   }
+  // Route 3 with split K (the policy's gemm_mmq_split_target): partial sums of up to kMmqMaxSplits K ranges of the
+  // largest chunk at the build's rows, at most 64 MiB (mmq_splits caps S by this size at every execute).
+  const uint32_t mmq_split_target = has_mmq ? b.device().tuning().gemm_mmq_split_target : 0;
+  int64_t max_rows = 0;
+  for (const Chunk& c : chunks) max_rows = std::max(max_rows, c.rows);
+  const uint64_t part_bytes =
+      mmq_split_target ? std::min<uint64_t>({uint64_t(max_m) * uint64_t(max_rows) * 4 * kMmqMaxSplits, uint64_t(64) << 20,
+                                             b.device().limits().maxStorageBufferBindingSize})
+                       : 0;
+  const bool has_mmq_split = mmq_split_target > 0 && part_bytes >= uint64_t(max_m) * uint64_t(max_rows) * 8;
+  std::optional<ScratchRef> part;
+  if (has_mmq_split) part = b.scratch(part_bytes, "int8 GEMM split-K partial sums");
   for (const Chunk& c : chunks) {
-    ChunkRefs r{c, {}, {}, {}, {}, {}, {}};
+    ChunkRefs r{c, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
     Binding wb = split ? Binding::tensor_range(b.arg(wi), uint64_t(c.n0) * row_bytes, uint64_t(c.rows) * row_bytes)
                        : Binding::tensor(b.arg(wi));
     Binding sb = x;
@@ -253,6 +267,12 @@ void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
     if (has_big) r.big_d = b.dispatch(gemm_big_kernel(q4, scale_f16), {gemm_x, wb, sb, gemm_bias, gemm_out, r.gemm_u}, 2);
     if (has_mmq)
       r.mmq_d = b.dispatch(gemm_mmq_kernel(scale_f16, mmq_tile), {qa, wb, sb, gemm_bias, gemm_out, r.gemm_u, da}, 3);
+    if (has_mmq_split) {
+      r.part_u = b.uniform<GemmParams>();
+      r.red_u = b.uniform<GemmParams>();
+      r.part_d = b.dispatch(gemm_mmq_kernel(scale_f16, mmq_tile), {qa, wb, sb, x, *part, r.part_u, da}, 3);
+      r.red_d = b.dispatch(gemm_splitk_reduce_kernel(), {*part, gemm_bias, gemm_out, r.red_u}, 3);
+    }
     refs.push_back(r);
   }
   if (fu.act) {
@@ -306,9 +326,37 @@ void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
       } catch (const InvalidArgument& e) {
         r.fail("{}", e.what());
       }
+      // Split K: partial s over 32-k blocks s * per .. (s + 1) * per - 1 into part[s][m][n] (no bias), then the
+      // reduce pass sums them and adds the bias (or residual) through p's strides.
+      const MmqSplit sp = has_mmq_split && mmq ? mmq_splits(uint64_t(gq.x) * gq.y * gq.z, uint32_t(K), mmq_tile.kb,
+                                                              uint64_t(M) * uint64_t(c.c.rows), mmq_split_target, part_bytes)
+                                               : MmqSplit{};
       r.set_grid(c.gemm_d, big || mmq ? Grid{0, 1, 1} : g);
       if (has_big) r.set_grid(c.big_d, big ? gb : Grid{0, 1, 1});
-      if (has_mmq) r.set_grid(c.mmq_d, mmq ? gq : Grid{0, 1, 1});
+      if (has_mmq) r.set_grid(c.mmq_d, mmq && sp.splits == 1 ? gq : Grid{0, 1, 1});
+      if (has_mmq_split) {
+        GemmParams q = p;
+        q.batch = sp.splits;
+        q.k_split = sp.per;
+        q.c_off = 0;
+        q.c_sb = uint32_t(M) * uint32_t(c.c.rows);
+        q.c_sm = uint32_t(c.c.rows);
+        q.has_bias = 0;
+        GemmParams red = p;
+        red.K = sp.splits;
+        r.set_uniform(c.part_u, q);
+        r.set_uniform(c.red_u, red);
+        Grid gp{0, 1, 1};
+        if (sp.splits > 1) {
+          try {
+            gp = gemm_grid(mmq_cfg, q, r.max_workgroups_per_dim());
+          } catch (const InvalidArgument& e) {
+            r.fail("{}", e.what());
+          }
+        }
+        r.set_grid(c.part_d, gp);
+        r.set_invocations(c.red_d, sp.splits > 1 ? uint64_t(M) * uint64_t(c.c.rows) : 0);
+      }
     }
   });
 }
@@ -324,6 +372,7 @@ void register_linear_ops(OpRegistry& r) {
   for (auto* k : {&f32, &q4}) k->insert(k->end(), gemm.begin(), gemm.end());
   q4.push_back(gemm_mmq_kernel().shader + ":main");
   q4.push_back(quantize_q8_kernel().shader + ":main");
+  q4.push_back(gemm_splitk_reduce_kernel().shader + ":main");
   r.add({"aten.linear.default", [](OpBuilder& b) { build_linear(b, false); }, f32, true});
   r.add({"et_vk.linear_q4gsw.default", [](OpBuilder& b) { build_linear(b, true); }, q4, true});
   std::vector<std::string> fused = q4;

@@ -206,7 +206,13 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   const uint32_t mmq_min_tiles =
       b.device().has_packed_dot() && ggml_mmq_type(wtype) ? b.device().tuning().gemm.mmq_ggml_min_tiles : 0;
   const bool has_mmq = mmq_min_tiles > 0;
-  const webgpu::MmqTile mmq_tile = b.device().tuning().gemm_mmq_tile(max_m, N);
+  // The block-format kernel keeps the 256-invocation tiles and no pipeline unless WGRT_GEMM_MMQ_TILE forces a tile
+  // (H200 run 23: the pipeline measured slower here, Q4_K_M pp512 11,196 vs 12,759; 128 invocations unmeasured).
+  webgpu::MmqTile mmq_tile = b.device().tuning().gemm_mmq_tile(max_m, N);
+  if (!b.device().tuning().gemm_mmq_forced) {
+    mmq_tile.pf = 0;
+    mmq_tile.wg = 256;
+  }
   const GemmConfig mmq_cfg = has_mmq ? gemm_mmq_config(mmq_tile) : GemmConfig{};
   if (has_mmq) check_mmq_fits(b.device(), gemm_mmq_ggml_kernel(wtype, mmq_tile));
   // Routes of a side dispatch (in_gemv: whether each GEMV route fuses it): every route (-1) when no GEMV route
