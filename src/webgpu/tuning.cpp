@@ -103,6 +103,15 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // same trade as the q4 GEMV's i8 kernel (CPU adapters: see tuning.h).
   t.ggml_gemv_int8 = !f.cpu_adapter && f.packed_dot ? 2 : 0;
   t.sdpa_prefill_max_d = f.cpu_adapter ? 64 : 128;
+  // Decode split-KV on GPUs: from 128 keys, chunks >= 64 keys, about 128 workgroups. H200 run 23 final (tg128
+  // pipelined, same binary): 1B Q4_0 d128 924 -> 1,023 tok/s, d2048 859 -> 867; 0.5B d128 714 -> 862, d2048 715 ->
+  // 766; against 128,64,512 (d2048 850 / 765) and 128,64,64 (800 / 759). A short context split 2-4 ways keeps the
+  // SMs busy where one workgroup per kv head walked every key. CPU adapters keep 256,128,512.
+  if (!f.cpu_adapter) {
+    t.sdpa_split_min_context = 128;
+    t.sdpa_split_min_chunk = 64;
+    t.sdpa_split_target_workgroups = 128;
+  }
 
   if (o.q4_gemv) {
     // i8 and sg where the device cannot run them: the op falls back (i8 -> wg); sg without subgroups is ignored.

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <vector>
 
 #include "sdpa_test_util.h"
 #include "wgrt/error.h"
@@ -131,6 +132,14 @@ TEST(SdpaDecode, TuningKnobs) {
   EXPECT_EQ(t.sdpa_split_min_chunk, 32);
   EXPECT_EQ(t.sdpa_split_target_workgroups, 1024);
   EXPECT_TRUE(t.sdpa_decode_kernel);
+  // The policy's own rule: GPUs split from 128 keys (chunks >= 64, ~128 workgroups), CPU adapters from 256.
+  webgpu::DeviceFacts gpu, cpu;
+  cpu.cpu_adapter = true;
+  const webgpu::Tuning tg = webgpu::Tuning::for_device(gpu, {}), tc = webgpu::Tuning::for_device(cpu, {});
+  EXPECT_EQ(std::vector<int64_t>({tg.sdpa_split_min_context, tg.sdpa_split_min_chunk, tg.sdpa_split_target_workgroups}),
+            std::vector<int64_t>({128, 64, 128}));
+  EXPECT_EQ(std::vector<int64_t>({tc.sdpa_split_min_context, tc.sdpa_split_min_chunk, tc.sdpa_split_target_workgroups}),
+            std::vector<int64_t>({256, 128, 512}));
   EXPECT_FALSE(webgpu::Tuning::for_device({}, parse("WGRT_SDPA_DECODE", "0")).sdpa_decode_kernel);
   for (const char* bad : {"1,2", "1,0,4", "1,2,0", "a,b,c", "1,2,3,4"})
     EXPECT_THROW(parse("WGRT_SDPA_SPLIT", bad), InvalidArgument) << bad;
