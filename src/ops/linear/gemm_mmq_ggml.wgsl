@@ -142,9 +142,15 @@ struct MmqB {
   s : array<Sub, 2>,
 }
 
+// Items per invocation: 1 where TILE_N * NB <= WG (every 256-invocation tile), else 2. A constant after override
+// substitution, so the loops below unroll to what is needed and an unused second Sub holds no registers (with
+// the bound 2 the 64x64 tile's decode kept both live: H200 run 23, 1B Q4_K_M pp2048 13,301 (run 22) -> 11,889; with
+// this bound 14,000, pp512 15,241).
+override B_ITEMS : u32 = (TILE_N * NB + WG - 1u) / WG;
+
 fn mmq_load_b(kb0 : u32, n0 : u32, lid : u32) -> MmqB {
   var r : MmqB;
-  for (var i = 0u; i < 2u; i++) {
+  for (var i = 0u; i < B_ITEMS; i++) {
     let e = lid + WG * i;
     let kb = kb0 + e % NB;
     let gn = n0 + e / NB;
@@ -157,7 +163,7 @@ fn mmq_load_b(kb0 : u32, n0 : u32, lid : u32) -> MmqB {
 }
 
 fn mmq_store_b(r : MmqB, lid : u32) {
-  for (var i = 0u; i < 2u; i++) {
+  for (var i = 0u; i < B_ITEMS; i++) {
     let e = lid + WG * i;
     if (e < TILE_N * NB) {
       let nn = e / NB;
