@@ -10,6 +10,8 @@
 #                                             an F16 synth of PRESET, made once; prints a line when it fails
 #   llama_bench                               $LLAMA_BENCH (default /tmp/llama-bench): llama.cpp's Vulkan llama-bench
 #                                             unpacked from .devlibs/peers/llama-bench-vulkan.xz, once
+#   lb LLAMA-BENCH ARGS...                   llama-bench -o json (120 s limit) as one row per test: mean, median, min, max
+#                                             of its repetitions (its first repetition runs at about half speed)
 #   rows CMD...                               CMD's markdown rows of pp/tg results (`wgrt bench`, llama-bench)
 #   sweep LABEL FILE 'BENCH ARGS' [VAR=VALUE...]  one `wgrt bench` of $M/FILE.gguf under the env assignments, as
 #                                             one line "-- LABEL: | ... |" (40 s limit)
@@ -57,6 +59,14 @@ llama_bench() {
   [ -x "$LLAMA_BENCH" ] || { xz -dc .devlibs/peers/llama-bench-vulkan.xz >"$LLAMA_BENCH" && chmod +x "$LLAMA_BENCH"; } ||
     echo "no llama-bench: .devlibs/peers/llama-bench-vulkan.xz missing"
 }
+
+# llama-bench JSON: one object per test with samples_ts; print mean, median, min, max of the repetitions.
+lb() { timeout 120 "$LLAMA_BENCH" "$@" -o json 2>/dev/null | python3 -c '
+import json,sys,statistics as st
+for t in json.load(sys.stdin):
+  s=t.get("samples_ts") or [t["avg_ts"]]
+  kind="pp%d"%t["n_prompt"] if t["n_gen"]==0 else "tg%d@d%d"%(t["n_gen"],t.get("n_depth",0))
+  print("| %s | mean %.1f | median %.1f | min %.1f | max %.1f | n %d |"%(kind,st.mean(s),st.median(s),min(s),max(s),len(s)))'; }
 
 rows() { "$@" 2>&1 | grep -E '^\| .*(tg|pp)[0-9]'; }
 

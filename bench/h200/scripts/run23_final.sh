@@ -13,13 +13,6 @@ for p in llama-3.2-1b:l1b qwen2.5-0.5b:q05; do pre=${p%%:*}; s=${p##*:}
   quantize $s-Q4_K_M $pre Q4_K_M --init-std 0.2
 done
 llama_bench
-# llama-bench JSON: one object per test with samples_ts; print mean, median, min, max of the repetitions.
-lb() { T 120 "$LLAMA_BENCH" "$@" -o json 2>/dev/null | python3 -c '
-import json,sys,statistics as st
-for t in json.load(sys.stdin):
-  s=t.get("samples_ts") or [t["avg_ts"]]
-  kind="pp%d"%t["n_prompt"] if t["n_gen"]==0 else "tg%d@d%d"%(t["n_gen"],t.get("n_depth",0))
-  print("| %s | mean %.1f | median %.1f | min %.1f | max %.1f | n %d |"%(kind,st.mean(s),st.median(s),min(s),max(s),len(s)))'; }
 FILES="l1b-Q4_0 q05-Q4_0 l1b-Q4_K_M q05-Q4_K_M"
 echo "== wgrt decode tg128 pipelined (-r 3)"
 for f in $FILES; do for d in 128 2048; do
