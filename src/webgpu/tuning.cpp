@@ -25,6 +25,14 @@ GemvQ4Shape Tuning::gemv_q4_shape(Q4GemvKernel kernel, int64_t N) const {
   return N >= 32768 ? GemvQ4Shape{32, 8, 8, 1} : GemvQ4Shape{64, 4, 4, 1};
 }
 
+GemvQ4Shape Tuning::gemv_q4_multi_shape(Q4GemvKernel kernel, int64_t N) const {
+  if (gemv_q4_multi_forced) return *gemv_q4_multi_forced;
+  // More rows per invocation and fewer k lanes: each workgroup's weight loads serve 64 rows of W for the x row
+  // of its grid layer, and the layers of one weight tile run close together, so the tile is read from DRAM once.
+  if (!cpu_adapter && kernel == Q4GemvKernel::Int8 && !gemv_q4_forced) return {16, 16, 4, 0};
+  return gemv_q4_shape(kernel, N);
+}
+
 GemvQ4SgShape Tuning::gemv_q4_sg_shape(int64_t N, int64_t K) const {
   if (gemv_q4_sg_forced) return *gemv_q4_sg_forced;
   // Enough subgroup tasks in flight for small N (split K), more rows per subgroup (more independent loads, x
@@ -107,6 +115,8 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // pipelined, same binary): 1B Q4_0 d128 924 -> 1,023 tok/s, d2048 859 -> 867; 0.5B d128 714 -> 862, d2048 715 ->
   // 766; against 128,64,512 (d2048 850 / 765) and 128,64,64 (800 / 759). A short context split 2-4 ways keeps the
   // SMs busy where one workgroup per kv head walked every key. CPU adapters keep 256,128,512.
+  // A serving batch's q4 GEMV in the multi-row shape from 3 rows on GPUs with the int8 kernel (tuning.h).
+  if (!f.cpu_adapter && f.packed_dot) t.gemv_q4_multi_min_rows = 3;
   if (!f.cpu_adapter) {
     t.sdpa_split_min_context = 128;
     t.sdpa_split_min_chunk = 64;
@@ -122,6 +132,8 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   t.gemv_q4_forced = o.gemv_q4_shape;
   t.gemv_q4_sg_forced = o.gemv_q4_sg_shape;
   t.gemv_q4_s8_forced = o.gemv_q4_s8_shape;
+  if (o.gemv_q4_multi_shape) t.gemv_q4_multi_forced = o.gemv_q4_multi_shape;
+  if (o.gemv_q4_multi_min_rows) t.gemv_q4_multi_min_rows = *o.gemv_q4_multi_min_rows;
   if (o.gemm) {
     if (o.gemm->kind == GemmTuning::Kind::Cpu && !t.gemm_cpu_supported)
       throw InvalidArgument(
@@ -176,6 +188,11 @@ std::string Tuning::describe() const {
   if (gemv_q4_forced)
     s += fmt::format("q4 GEMV shape (forced): {},{},{},{}\n", gemv_q4_forced->tk, gemv_q4_forced->tr, gemv_q4_forced->rpt,
                      gemv_q4_forced->stage);
+  if (gemv_q4_multi_min_rows) {
+    const GemvQ4Shape m = gemv_q4_multi_shape(q4_gemv, 0);
+    s += fmt::format("q4 GEMV shape from {} rows of x{}: {},{},{},{}\n", gemv_q4_multi_min_rows,
+                     gemv_q4_multi_forced ? " (forced)" : "", m.tk, m.tr, m.rpt, m.stage);
+  }
   if (gemv_q4_sg_forced)
     s += fmt::format("q4 subgroup GEMV shape (forced): {},{},{}\n", gemv_q4_sg_forced->rpt, gemv_q4_sg_forced->bw,
                      gemv_q4_sg_forced->ks);

@@ -12,6 +12,9 @@
 //     Int8: 8 x 32 x 4 when N >= 32768, else 32 x 8 x 2; Workgroup on GPUs: 32 x 8 x 8 staged when N >= 32768,
 //     else 64 x 4 x 4 staged; CPU adapters: 16 x 8 x 8 unstaged (each x load serves 8 rows; a barrier costs
 //     a CPU driver more than the reuse gains). Subgroup: RPT x BW x KS by N and K (gemv_q4_sg_shape).
+//   q4 GEMV shape for several rows of x (serving batches, short prompts: M >= gemv_q4_multi_min_rows): Int8 on
+//     GPUs 16 x 16 x 4 from 3 rows (every N), a second GEMV dispatch per linear routed by the live M, so one row
+//     keeps its shape; elsewhere the one shape for every M.
 //     Stream: N / 256 rows per workgroup (>= 256 workgroups; clamped to 2..32, 64 from N 65536, rounded down to a
 //     power of two) as
 //     TR = min(8, rows) tasks of RPT, U = K / 1024 loads per row per lane in flight (1 .. 16 / RPT), x in 3 byte
@@ -124,6 +127,8 @@ struct TuningOverrides {
   std::optional<GemvQ4Shape> gemv_q4_shape;       // WGRT_GEMV_Q4 = TK,TR,RPT[,STAGE]
   std::optional<GemvQ4SgShape> gemv_q4_sg_shape;  // WGRT_GEMV_Q4_SG = RPT,BW,KS
   std::optional<GemvQ4S8Shape> gemv_q4_s8_shape;  // WGRT_GEMV_Q4_S8 = RPT,TR,U[,PLANES]
+  std::optional<GemvQ4Shape> gemv_q4_multi_shape;  // WGRT_GEMV_Q4_MULTI = TK,TR,RPT[,STAGE]
+  std::optional<int64_t> gemv_q4_multi_min_rows;   // WGRT_GEMV_Q4_MULTI_ROWS = 0 (off) | 2..8
   std::optional<GemmTuning> gemm;                 // WGRT_GEMM = tiled | cpu | cpu,RQ,WG
   std::optional<uint64_t> max_binding_bytes;      // WGRT_MAX_BINDING_BYTES = bytes (> 0)
   std::optional<uint32_t> submit_chunk;           // WGRT_SUBMIT_CHUNK = dispatches per submit (0: one submit)
@@ -175,6 +180,13 @@ struct Tuning {
   std::optional<GemvQ4Shape> gemv_q4_forced;       // shape override (every N, K) for the Workgroup/Int8 kernels
   std::optional<GemvQ4SgShape> gemv_q4_sg_forced;  // shape override for the Subgroup kernel
   std::optional<GemvQ4S8Shape> gemv_q4_s8_forced;  // shape override for the Stream kernel
+  // GEMV routes of at least this many rows of x (2..gemv_max_rows; 0: never) take gemv_q4_multi_shape instead,
+  // as a second dispatch of the q4 linear chosen by the live M (Workgroup / Int8 kernels). H200 run 24, 1B Q4_0
+  // serving step (wgrt_bench_batch, depth 128) at 1 / 2 / 3 / 4 / 8 rows: one shape (32x8x2) 2.19 / 2.51 / 2.84 /
+  // 3.22 / 4.74 ms; 16x16x4 from 2 rows 2.15 / 2.57 / 2.66 / 2.81 / 3.61 (32x8x4 2.46 at 2 rows, 3.95 at 8; 8x32x4
+  // 2.88 / 3.56): from 3 rows.
+  int64_t gemv_q4_multi_min_rows = 0;
+  std::optional<GemvQ4Shape> gemv_q4_multi_forced;  // its shape override (every N)
   // Int8 GEMM tile (both int8 kernels, gemm_mmq_tile): the forced one, else the largest of 128x128, 64x128,
   // 64x64 (KB 2) whose grid at the op's largest M has >= this many workgroups (the last where none has).
   std::optional<MmqTile> gemm_mmq_forced;
@@ -241,6 +253,7 @@ struct Tuning {
 
   // Shape tables by N (rows) and K. `kernel` is Workgroup or Int8.
   GemvQ4Shape gemv_q4_shape(Q4GemvKernel kernel, int64_t N) const;
+  GemvQ4Shape gemv_q4_multi_shape(Q4GemvKernel kernel, int64_t N) const;  // for M >= gemv_q4_multi_min_rows
   GemvQ4SgShape gemv_q4_sg_shape(int64_t N, int64_t K) const;
   GemvQ4S8Shape gemv_q4_s8_shape(int64_t N, int64_t K) const;
   // The int8 GEMM tile for a linear layer of at most M rows of x and N outputs.

@@ -40,6 +40,17 @@ std::optional<std::vector<uint64_t>> parse_list(const std::string& s, size_t n_m
   throw InvalidArgument(fmt::format("{}='{}' is malformed: expected {} (or unset it)", var, value, form));
 }
 
+// A q4 GEMV shape TK,TR,RPT[,STAGE] (WGRT_GEMV_Q4, WGRT_GEMV_Q4_MULTI).
+GemvQ4Shape parse_gemv_q4_shape(const char* var, const std::string& v) {
+  const char* form = "TK,TR,RPT[,STAGE]: TK * TR <= 256, 1 <= RPT <= min(8, TK), TK % RPT == 0, STAGE 0 or 1";
+  auto l = parse_list(v, 3, 4, 65536);
+  if (!l) bad(var, v, form);
+  const uint64_t tk = (*l)[0], tr = (*l)[1], rpt = (*l)[2], stage = l->size() > 3 ? (*l)[3] : 0;
+  if (!(stage <= 1 && tk >= 1 && tr >= 1 && tk * tr <= 256 && rpt >= 1 && rpt <= 8 && rpt <= tk && tk % rpt == 0))
+    bad(var, v, form);
+  return GemvQ4Shape{uint32_t(tk), uint32_t(tr), uint32_t(rpt), uint32_t(stage)};
+}
+
 }  // namespace
 
 TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& get_fn) {
@@ -56,14 +67,12 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     else if (*v == "s8") o.q4_gemv = Q4GemvKernel::Stream;
     else bad("WGRT_GEMV_Q4_ROUTE", *v, "wg, i8, sg or s8");
   }
-  if (auto v = get("WGRT_GEMV_Q4")) {
-    const char* form = "TK,TR,RPT[,STAGE]: TK * TR <= 256, 1 <= RPT <= min(8, TK), TK % RPT == 0, STAGE 0 or 1";
-    auto l = parse_list(*v, 3, 4, 65536);
-    if (!l) bad("WGRT_GEMV_Q4", *v, form);
-    const uint64_t tk = (*l)[0], tr = (*l)[1], rpt = (*l)[2], stage = l->size() > 3 ? (*l)[3] : 0;
-    if (!(stage <= 1 && tk >= 1 && tr >= 1 && tk * tr <= 256 && rpt >= 1 && rpt <= 8 && rpt <= tk && tk % rpt == 0))
-      bad("WGRT_GEMV_Q4", *v, form);
-    o.gemv_q4_shape = GemvQ4Shape{uint32_t(tk), uint32_t(tr), uint32_t(rpt), uint32_t(stage)};
+  if (auto v = get("WGRT_GEMV_Q4")) o.gemv_q4_shape = parse_gemv_q4_shape("WGRT_GEMV_Q4", *v);
+  if (auto v = get("WGRT_GEMV_Q4_MULTI")) o.gemv_q4_multi_shape = parse_gemv_q4_shape("WGRT_GEMV_Q4_MULTI", *v);
+  if (auto v = get("WGRT_GEMV_Q4_MULTI_ROWS")) {
+    auto l = parse_list(*v, 1, 1, 8);
+    if (!l || (*l)[0] == 1) bad("WGRT_GEMV_Q4_MULTI_ROWS", *v, "0 (off) or 2..8");
+    o.gemv_q4_multi_min_rows = int64_t((*l)[0]);
   }
   if (auto v = get("WGRT_GEMV_Q4_SG")) {
     const char* form = "RPT,BW,KS: RPT 1..8, BW * KS 1..64, BW * RPT * KS <= 1024";

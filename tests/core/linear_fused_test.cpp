@@ -162,6 +162,52 @@ TEST(LinearFused, DecodeIsOneDispatchWhenFused) {
   }
 }
 
+// Whether route 4 (the multi-row GEMV shape) is the active route of the graph's linear after the last execute.
+bool multi_route_active(const Fused& f) {
+  const std::string d = f.exe->dump();
+  size_t on = 0, lines = 0;
+  for (size_t p = d.find(" route 4"); p != std::string::npos; p = d.find(" route 4", p + 1)) {
+    ++lines;
+    const size_t eol = d.find('\n', p);
+    on += d.compare(p, eol - p, " route 4") == 0;  // nothing after the route: active
+  }
+  EXPECT_GT(lines, 0u) << "no route 4 dispatch was built";
+  return on > 0;
+}
+
+TEST(LinearFused, MultiRowShapeFromItsRowCount) {
+  // The policy's multi-row GEMV shape (route 4, WGRT_GEMV_Q4_MULTI / _ROWS; on GPUs 16x16x4 from 3 rows) runs
+  // for M >= its row count and route 0's shape below, on one graph whose M changes between executes; values as
+  // the unfused composition on both routes (residual, GLU pairs, norm + bias; N not a multiple of 64 rows).
+  std::vector<const char*> routes = {"wg"};
+  if (gpu().has_packed_dot()) routes.push_back("i8");
+  const std::vector<Case> cases = {{8, 160, 67, 32, true, true, false, 0}, {8, 256, 134, 32, true, false, false, 1},
+                                   {8, 96, 75, 32, true, false, true, 0}};
+  uint32_t seed = 300;
+  for (const char* route : routes)
+    for (const Case& c : cases) {
+      Fused f;
+      {
+        webgpu::ScopedTuning scoped(gpu(), tuned({{"WGRT_GEMV_Q4_ROUTE", route}, {"WGRT_GEMV_Q4_MULTI", "16,16,4"},
+                                                  {"WGRT_GEMV_Q4_MULTI_ROWS", "3"}}, true));
+        f = make_fused(c, seed);
+      }
+      for (int64_t M : {1, 2, 3, 8, 5, 1}) {
+        const std::string what = fmt::format("{} M {} {}", route, M, name(c));
+        run_and_check(f, c, M, seed++, what);
+        EXPECT_EQ(multi_route_active(f), M >= 3) << what;
+      }
+    }
+  // Without the rule (0) or where the multi-row shape equals route 0's, no second GEMV is built.
+  for (bool same : {false, true}) {
+    webgpu::Tuning t = tuned({{"WGRT_GEMV_Q4_MULTI_ROWS", same ? "2" : "0"}, {"WGRT_GEMV_Q4_MULTI", "16,16,4"}}, true);
+    if (same) t.gemv_q4_multi_forced = t.gemv_q4_shape(t.q4_gemv, cases[0].N);
+    webgpu::ScopedTuning scoped(gpu(), t);
+    Fused f = make_fused(cases[0], 9);
+    EXPECT_EQ(f.exe->dump().find(" route 4"), std::string::npos) << (same ? "the same shape" : "rows 0");
+  }
+}
+
 TEST(LinearFused, WeightsSplitIntoBindingChunks) {
   // 601 rows of 48 B at a 12 KiB binding limit -> chunks of 256, 256, 89 rows. The residual epilogue works per
   // chunk; the GLU pairs rows across chunks, so it runs as its own dispatch.

@@ -402,6 +402,13 @@ TEST(Linear, GemvPolicyRules) {
   EXPECT_TRUE(g.fused_gemv);
   EXPECT_FALSE(c.fused_gemv);
   EXPECT_EQ(c.gemv_q4_shape(webgpu::Q4GemvKernel::Workgroup, 128256), (webgpu::GemvQ4Shape{16, 8, 8, 0}));
+  // Several rows of x: GPUs with the int8 kernel take 16x16x4 from 3 rows; CPU adapters keep one shape.
+  EXPECT_EQ(g.gemv_q4_multi_min_rows, 3);
+  EXPECT_EQ(g.gemv_q4_multi_shape(webgpu::Q4GemvKernel::Int8, 2048), (webgpu::GemvQ4Shape{16, 16, 4, 0}));
+  EXPECT_EQ(g.gemv_q4_multi_shape(webgpu::Q4GemvKernel::Int8, 128256), (webgpu::GemvQ4Shape{16, 16, 4, 0}));
+  EXPECT_EQ(g.gemv_q4_multi_shape(webgpu::Q4GemvKernel::Workgroup, 2048), g.gemv_q4_shape(webgpu::Q4GemvKernel::Workgroup, 2048));
+  EXPECT_EQ(c.gemv_q4_multi_min_rows, 0);
+  EXPECT_EQ(c.gemv_q4_multi_shape(webgpu::Q4GemvKernel::Workgroup, 2048), (webgpu::GemvQ4Shape{16, 8, 8, 0}));
 }
 
 TEST(Linear, MChangesBetweenExecutesOnOneGraph) {

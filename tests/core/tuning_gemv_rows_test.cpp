@@ -5,6 +5,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "webgpu/tuning.h"
 #include "wgrt/error.h"
@@ -52,6 +54,28 @@ TEST(Tuning, GemvGgmlOverride) {
       ADD_FAILURE() << v << " accepted";
     } catch (const InvalidArgument& e) {
       EXPECT_NE(std::string(e.what()).find(std::string("WGRT_GEMV_GGML='") + v + "' is malformed"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// WGRT_GEMV_Q4_MULTI (shape) and WGRT_GEMV_Q4_MULTI_ROWS (from how many rows of x it applies; 0 off).
+TEST(Tuning, GemvQ4MultiOverride) {
+  EXPECT_EQ(tuned({}).gemv_q4_multi_min_rows, 0);  // DeviceFacts{}: no packed dot products
+  EXPECT_EQ(tuned({{"WGRT_GEMV_Q4_MULTI_ROWS", "4"}}).gemv_q4_multi_min_rows, 4);
+  EXPECT_EQ(tuned({{"WGRT_GEMV_Q4_MULTI_ROWS", "0"}}).gemv_q4_multi_min_rows, 0);
+  EXPECT_EQ(tuned({{"WGRT_GEMV_Q4_MULTI", "8,32,4"}}).gemv_q4_multi_forced, (webgpu::GemvQ4Shape{8, 32, 4, 0}));
+  webgpu::DeviceFacts gpu;
+  gpu.packed_dot = true;
+  auto get = [](const char* n) -> const char* { return std::string(n) == "WGRT_GEMV_Q4_MULTI_ROWS" ? "0" : nullptr; };
+  EXPECT_EQ(webgpu::Tuning::for_device(gpu, webgpu::parse_tuning_env(get)).gemv_q4_multi_min_rows, 0);
+  for (const auto& [var, v] : std::vector<std::pair<std::string, std::string>>{
+           {"WGRT_GEMV_Q4_MULTI_ROWS", "1"}, {"WGRT_GEMV_Q4_MULTI_ROWS", "9"}, {"WGRT_GEMV_Q4_MULTI_ROWS", "2,3"},
+           {"WGRT_GEMV_Q4_MULTI", "16,16"}, {"WGRT_GEMV_Q4_MULTI", "32,16,4"}, {"WGRT_GEMV_Q4_MULTI", "16,16,3"}}) {
+    try {
+      tuned({{var, v}});
+      ADD_FAILURE() << var << "=" << v << " accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(var + "='" + v + "' is malformed"), std::string::npos) << e.what();
     }
   }
 }

@@ -15,6 +15,10 @@
 #   rows CMD...                               CMD's markdown rows of pp/tg results (`wgrt bench`, llama-bench)
 #   sweep LABEL FILE 'BENCH ARGS' [VAR=VALUE...]  one `wgrt bench` of $M/FILE.gguf under the env assignments, as
 #                                             one line "-- LABEL: | ... |" (40 s limit)
+#   peer_files                                the comparison batches' files (Llama-3.2-1B and Qwen2.5-0.5B shapes,
+#                                             std-0.2 weights: wgrt's Q4_0 and llama.cpp-quantized Q4_K_M, as
+#                                             FILES="l1b-Q4_0 q05-Q4_0 l1b-Q4_K_M q05-Q4_K_M"), after printing the
+#                                             tuning policy; unpacks llama-bench
 # Example (a new batch script, run from the repo root):
 #   set -u; source bench/h200/scripts/lib.sh
 #   synth l1b-Q4_0 llama-3.2-1b q4_0 --init-std 0.2; quantize l1b-Q4_K_M llama-3.2-1b Q4_K_M --init-std 0.2
@@ -75,4 +79,15 @@ sweep() {
   shift 3
   # shellcheck disable=SC2086  # args is a word list on purpose
   echo "-- $label: $(env "$@" timeout 40 "$N" bench -m "$M/$file.gguf" $args 2>&1 | grep -E '^\| (tg|pp)' | tr -s ' ' | paste -sd ' ')"
+}
+
+peer_files() {
+  "$N" info 2>&1 | sed -n '/Tuning policy/,$p' | head -40
+  local p pre s
+  for p in llama-3.2-1b:l1b qwen2.5-0.5b:q05; do pre=${p%%:*}; s=${p##*:}
+    synth $s-Q4_0 $pre q4_0 --init-std 0.2
+    quantize $s-Q4_K_M $pre Q4_K_M --init-std 0.2
+  done
+  llama_bench
+  FILES="l1b-Q4_0 q05-Q4_0 l1b-Q4_K_M q05-Q4_K_M"
 }

@@ -7,13 +7,7 @@
 set -u
 source bench/h200/scripts/lib.sh
 T() { timeout "$@"; }
-$N info 2>&1 | sed -n '/Tuning policy/,$p' | head -40
-for p in llama-3.2-1b:l1b qwen2.5-0.5b:q05; do pre=${p%%:*}; s=${p##*:}
-  synth $s-Q4_0 $pre q4_0 --init-std 0.2
-  quantize $s-Q4_K_M $pre Q4_K_M --init-std 0.2
-done
-llama_bench
-FILES="l1b-Q4_0 q05-Q4_0 l1b-Q4_K_M q05-Q4_K_M"
+peer_files  # $FILES: l1b / q05 Q4_0 and Q4_K_M; the tuning policy; llama-bench
 echo "== wgrt decode tg128 pipelined (-r 3)"
 for f in $FILES; do for d in 128 2048; do
   echo "-- $f d$d $(T 60 $N bench -m $M/$f.gguf -p $d -n 128 -r 3 --tg-mode pipelined 2>&1 | grep -E '^\| tg' | tr -s ' ')"

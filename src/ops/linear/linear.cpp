@@ -22,6 +22,8 @@
 // Routes, chosen at every execute from the live M = numel(x) / K:
 //   0 (M <= 8: decode, short prompts): cooperative GEMV, one grid layer per row (gemv_f32.wgsl; q4: one of four
 //     kernels, see q4_gemv_spec below); f32 needs K % 4 == 0, else the GEMM route also serves M == 1;
+//   4 (q4, gemv_q4_multi_min_rows <= M <= 8: serving batches): the same GEMV in the policy's multi-row shape,
+//     where that differs from route 0's;
 //   1 (M != 1, prefill): the tiled GEMM core (gemm.wgsl), 64x64 output tiles;
 //   2 (GPUs, outputs of >= gemm.big_min_tiles 128x128 tiles): the register-blocked gemm_big.wgsl;
 //   3 (q4, packed int8 dot products, outputs of >= gemm.mmq_min_tiles tiles): x quantized per 32-k block to
@@ -59,7 +61,9 @@ WGRT_UNIFORM(GemvParams, N, K, group, has_bias, n_base, nwg, out_stride, eps);
 // where the policy's choice cannot run here: the int8 kernel's staged x does not fit the device's workgroup memory
 // (reflected from the kernel's WGSL at these overrides), or no subgroups. x is staged for the f32-decode kernel
 // where the shape asks for it and it fits. A forced shape (WGRT_GEMV_Q4 / _SG) that does not fit is an error.
-webgpu::KernelSpec q4_gemv_spec(const OpBuilder& b, int64_t N, int64_t K, bool scale_f16, bool fused) {
+// `multi`: the shape for GEMV routes of several rows of x (the policy's gemv_q4_multi_shape; the Subgroup and
+// Stream kernels have one shape for every M).
+webgpu::KernelSpec q4_gemv_spec(const OpBuilder& b, int64_t N, int64_t K, bool scale_f16, bool fused, bool multi = false) {
   const webgpu::Tuning& t = b.device().tuning();
   const uint64_t smem = b.device().limits().maxComputeWorkgroupStorageSize;
   auto fits = [&](const webgpu::KernelSpec& s) { return webgpu::PipelineCache::reflect(s).workgroup_bytes <= smem; };
@@ -87,11 +91,12 @@ webgpu::KernelSpec q4_gemv_spec(const OpBuilder& b, int64_t N, int64_t K, bool s
     b.check(!t.gemv_q4_sg_forced, "the forced subgroup GEMV shape {},{},{} does not fit this device", sg.rpt, sg.bw, sg.ks);
     k = webgpu::Q4GemvKernel::Workgroup;
   }
+  auto shape = [&](webgpu::Q4GemvKernel kk) { return multi ? t.gemv_q4_multi_shape(kk, N) : t.gemv_q4_shape(kk, N); };
   if (k == webgpu::Q4GemvKernel::Int8 && b.device().has_packed_dot()) {
-    const webgpu::KernelSpec s = shaped("ops/linear/gemv_q4_i8.wgsl", t.gemv_q4_shape(k, N), "XB", double(K / 32));
+    const webgpu::KernelSpec s = shaped("ops/linear/gemv_q4_i8.wgsl", shape(k), "XB", double(K / 32));
     if (fits(s)) return s;
   }
-  const webgpu::GemvQ4Shape q = t.gemv_q4_shape(webgpu::Q4GemvKernel::Workgroup, N);
+  const webgpu::GemvQ4Shape q = shape(webgpu::Q4GemvKernel::Workgroup);
   webgpu::KernelSpec s = shaped("ops/linear/gemv_q4.wgsl", q, "XV", q.stage ? double(K / 4) : 0.0);
   if (q.stage && !fits(s)) s = shaped("ops/linear/gemv_q4.wgsl", q, "XV", 0.0);  // x read from the buffer instead
   b.check(fits(s), "the q4 GEMV shape {},{},{} needs more workgroup memory than the device's {} bytes", q.tk, q.tr,
@@ -176,18 +181,32 @@ void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
   // Rows per GEMV workgroup: the kernel's ROWS_PER_WG at these overrides (its WGSL is the one source).
   uint32_t gemv_rows = webgpu::PipelineCache::value(gemv_spec, "ROWS_PER_WG");
   const bool gemv_norm = fuse_gemv && fu.norm >= 0, gemv_glu = fuse_gemv && fu.act && !split && gemv_rows % 2 == 0;
-  if (fused_op) {
-    gemv_spec.constants.push_back({"NORM", gemv_norm ? 1.0 : 0.0});
-    gemv_spec.constants.push_back({"EPI", gemv_glu ? 1.0 + fu.act : fu.res >= 0 ? 1.0 : 0.0});
+  // Route 4: the GEMV in the policy's shape for several rows of x (from gemv_q4_multi_min_rows), where that differs
+  // from the one-row shape and keeps the GLU pairing.
+  const int64_t gemv_max_rows = b.device().tuning().gemv_max_rows;
+  const int64_t multi_min_rows = b.device().tuning().gemv_q4_multi_min_rows;
+  webgpu::KernelSpec multi_spec;
+  uint32_t multi_rows = 0;
+  if (q4 && multi_min_rows >= 2 && std::min<int64_t>(numel(xd) / K, gemv_max_rows) >= multi_min_rows) {
+    multi_spec = q4_gemv_spec(b, N, K, scale_f16, fused_op, true);
+    multi_rows = webgpu::PipelineCache::value(multi_spec, "ROWS_PER_WG");
+    if ((multi_spec.shader == gemv_spec.shader && multi_spec.constants == gemv_spec.constants) ||
+        (gemv_glu && multi_rows % 2 != 0))
+      multi_rows = 0;
+  }
+  const bool has_multi = multi_rows > 0;
+  for (webgpu::KernelSpec* spec : {&gemv_spec, &multi_spec}) {
+    if (!fused_op) break;
+    spec->constants.push_back({"NORM", gemv_norm ? 1.0 : 0.0});
+    spec->constants.push_back({"EPI", gemv_glu ? 1.0 + fu.act : fu.res >= 0 ? 1.0 : 0.0});
   }
   // Pairs of rows per workgroup with the GLU in the epilogue: ROWS_PER_WG / 2 outputs.
-  const uint32_t gemv_outs = gemv_glu ? gemv_rows / 2 : gemv_rows;
-  const int64_t gemv_max_rows = b.device().tuning().gemv_max_rows;
+  const uint32_t gemv_outs = gemv_glu ? gemv_rows / 2 : gemv_rows, multi_outs = gemv_glu ? multi_rows / 2 : multi_rows;
 
   struct ChunkRefs {
     Chunk c;
-    UniformRef gemv_u, gemm_u, part_u, red_u;
-    DispatchRef gemv_d, gemm_d, big_d, mmq_d, part_d, red_d;  // part_d, red_d: route 3 with split K
+    UniformRef gemv_u, gemm_u, part_u, red_u, multi_u;
+    DispatchRef gemv_d, gemm_d, big_d, mmq_d, part_d, red_d, multi_d;  // part_d, red_d: route 3 with split K
   };
   std::vector<ChunkRefs> refs;
   const Binding x = Binding::tensor(b.arg(0)), out = Binding::tensor(b.arg(oi));
@@ -247,7 +266,7 @@ void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
   std::optional<ScratchRef> part;
   if (has_mmq_split) part = b.scratch(part_bytes, "int8 GEMM split-K partial sums");
   for (const Chunk& c : chunks) {
-    ChunkRefs r{c, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+    ChunkRefs r{c, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
     Binding wb = split ? Binding::tensor_range(b.arg(wi), uint64_t(c.n0) * row_bytes, uint64_t(c.rows) * row_bytes)
                        : Binding::tensor(b.arg(wi));
     Binding sb = x;
@@ -261,6 +280,10 @@ void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
       r.gemv_u = b.uniform<GemvParams>();
       if (q4) r.gemv_d = b.dispatch(gemv_spec, {gemv_x, wb, sb, bias, gemv_out, r.gemv_u, nw, res}, 0);
       else r.gemv_d = b.dispatch(gemv_spec, {x, wb, bias, out, r.gemv_u}, 0);
+    }
+    if (has_multi) {
+      r.multi_u = b.uniform<GemvParams>();
+      r.multi_d = b.dispatch(multi_spec, {gemv_x, wb, sb, bias, gemv_out, r.multi_u, nw, res}, 4);
     }
     r.gemm_u = b.uniform<GemmParams>();
     r.gemm_d = b.dispatch(gemm_kernel(gemm_cfg, q4, true, scale_f16), {gemm_x, wb, sb, gemm_bias, gemm_out, r.gemm_u}, 1);
@@ -288,22 +311,25 @@ void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
     r.set_dims(oi, resize_fusion(r, fu, norms, glus, d, N));
     // Small batches (decode, short prompts) run the GEMV once per row (grid layers): for M <= gemv_max_rows
     // re-reading the weights M times costs less than the GEMM's tile set-up and barriers.
-    const bool gemv = has_gemv && M >= 1 && M <= gemv_max_rows;
+    const bool gemv = has_gemv && M >= 1 && M <= gemv_max_rows, multi = gemv && has_multi && M >= multi_min_rows;
     const uint64_t tiles = div_up(uint64_t(M), 128) * div_up(uint64_t(N), 128);
     const bool mmq = !gemv && has_mmq && M >= 1 && tiles >= mmq_min_tiles;
     const bool big = !gemv && !mmq && has_big && tiles >= big_min_tiles;
-    r.select_route(gemv ? 0 : mmq ? 3 : big ? 2 : 1);
+    r.select_route(multi ? 4 : gemv ? 0 : mmq ? 3 : big ? 2 : 1);
     if (has_mmq) {
       r.set_uniform(q8_u, Q8Params{uint32_t(uint64_t(M) * uint64_t(K) / 32), 0, 0, 0});
       r.set_invocations(q8_d, mmq ? uint64_t(M) * uint64_t(K) / 32 : 0);
     }
     for (const ChunkRefs& c : refs) {
-      if (has_gemv) {
-        const uint32_t nwg = uint32_t(div_up(uint64_t(gemv_glu ? Nout : c.c.rows), gemv_outs));
-        r.set_uniform(c.gemv_u, GemvParams{uint32_t(c.c.rows), uint32_t(K), uint32_t(G), has_bias, uint32_t(c.c.n0), nwg,
-                                           uint32_t(gemv_glu ? Nout : N), fu.eps});
-        r.set_workgroups(c.gemv_d, nwg, uint32_t(std::max<int64_t>(M, 1)));
-      }
+      // The GEMV routes (0, 4): `outs` outputs per workgroup, one grid layer per row of x.
+      auto set_gemv = [&](UniformRef u, DispatchRef d, uint32_t outs) {
+        const uint32_t nwg = uint32_t(div_up(uint64_t(gemv_glu ? Nout : c.c.rows), outs));
+        r.set_uniform(u, GemvParams{uint32_t(c.c.rows), uint32_t(K), uint32_t(G), has_bias, uint32_t(c.c.n0), nwg,
+                                    uint32_t(gemv_glu ? Nout : N), fu.eps});
+        r.set_workgroups(d, nwg, uint32_t(std::max<int64_t>(M, 1)));
+      };
+      if (has_gemv) set_gemv(c.gemv_u, c.gemv_d, gemv_outs);
+      if (has_multi) set_gemv(c.multi_u, c.multi_d, multi_outs);
       GemmParams p;
       p.M = uint32_t(M);
       p.N = uint32_t(c.c.rows);
