@@ -62,7 +62,9 @@ LlamaFootprint llama_footprint(const WeightSource& w, const LlamaGraphOptions& o
       }
       continue;
     }
-    weight(name, t.n_elements, matrix && q4(t), !linear, raw(t));
+    // The token embedding in a block format is bound in row chunks (wgrt.embedding_ggml), like the linear layers;
+    // f32 and q4gsw embeddings are bound whole.
+    weight(name, t.n_elements, matrix && q4(t), !linear && !raw(t), raw(t));
   }
   const uint64_t C = uint64_t(o.context > 0 ? o.context : c.context_length);
   const uint64_t S = o.max_prefill > 0 ? std::min<uint64_t>(uint64_t(o.max_prefill), C) : std::min<uint64_t>(C, 512);

@@ -10,8 +10,9 @@
 // ([n_heads, 64, head_dim + 2] f32; flash attention has no score buffer), the score scratch of gemma's
 // soft-capped / sliding-window attention ([S * n_heads, C] f32) and the largest activation ([S, 2 * ffn] f32). Every buffer must fit
 // maxBufferSize. Buffers the kernels bind whole must also fit maxStorageBufferBindingSize: all of the above
-// except the linear layers' weights, which ops/linear splits into binding-sized row ranges (the token
-// embedding is bound whole by the embedding kernel, also when the classifier shares it). Host bytes = weight
+// except the linear layers' weights, which ops/linear splits into binding-sized row ranges, and a token
+// embedding kept in a block format, which wgrt.embedding_ggml binds in row chunks the same way (an f32 or q4gsw
+// embedding is bound whole by its kernel, also when the classifier shares it). Host bytes = weight
 // constants + RoPE tables (the builder holds them in host memory before upload).
 #pragma once
 #include <cstdint>

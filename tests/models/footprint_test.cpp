@@ -32,6 +32,24 @@ TEST(Footprint, WeightBytesEqualWhatTheBuilderUploads) {
     }
 }
 
+// A block-format token embedding is bound in row chunks (wgrt.embedding_ggml), so it need not fit one binding
+// (a llama.cpp Q4_K_M Llama-3.2-1B has a 205 MiB Q6_K embedding, over lavapipe's 128 MiB); f32 and q4gsw
+// embeddings are bound whole and must.
+TEST(Footprint, BlockFormatEmbeddingNeedNotFitOneBinding) {
+  const uint64_t big = uint64_t(1) << 40;
+  for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::Q8_0}) {
+    WeightSource w = load_gguf_llama(GgufFile::from_bytes(models::synth_gguf(small("llama"), t, 1).to_bytes()));
+    const models::LlamaFootprint f = models::llama_footprint(w, {.context = 64, .max_prefill = 16});
+    const bool whole = t == GgmlType::F32;  // the largest buffer bound whole here, at this config's sizes
+    EXPECT_EQ(f.bound.name.starts_with("tok_embd"), whole) << ggml_type_name(t) << ": " << f.bound.name;
+    const uint64_t emb = uint64_t(w.get("tok_embd").data.size());
+    if (!whole) EXPECT_NO_THROW(models::check_llama_fits(f, big, emb - 1, 0, 0, "")) << ggml_type_name(t);
+  }
+  WeightSource w = load_gguf_llama(GgufFile::from_bytes(models::synth_gguf(small("llama"), GgmlType::F32, 1).to_bytes()));
+  const models::LlamaFootprint f = models::llama_footprint(w, {.context = 64, .max_prefill = 16});
+  EXPECT_THROW(models::check_llama_fits(f, big, f.bound.bytes - 1, 0, 0, ""), LimitError);
+}
+
 TEST(Footprint, ModelLargerThanDeviceMemoryIsRefusedNamingBothSizes) {
   WeightSource w = load_gguf_llama(GgufFile::from_bytes(models::synth_gguf(small("llama"), GgmlType::F32, 1).to_bytes()));
   const models::LlamaFootprint f = models::llama_footprint(w, {.context = 256, .max_prefill = 16});
