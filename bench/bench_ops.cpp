@@ -4,7 +4,8 @@
 //                        binding chunks where maxStorageBufferBindingSize is 128 MiB)
 //   block-format GEMV    wgrt.linear_ggml (Q4_K, Q6_K, Q8_0) at K x N = 2048x8192 for M = 1, 2, 4, 8 rows of
 //                        x, with the layout-aware kernel (gemv_kq.wgsl) and the generic one (gemv_ggml.wgsl):
-//                        batched decode should cost about the same at M 8 as at M 1
+//                        batched decode should cost about the same at M 8 as at M 1; Q6_K and Q8_0 also at
+//                        2048x128256, M 1 (the LM heads of llama.cpp's Q4_K_M and Q4_0 1B files), int8 x
 //   f32 GEMV             2048x2048
 //   GEMM (f32 and q4)    M = 128, 512 at K = N = 2048; q4 also M = 2048, the 1B's MLP shapes and K/V
 //                        projections (WGRT_GEMM_MMQ=0 / 1 compare the f32 and int8 prefill kernels,
@@ -401,7 +402,8 @@ BENCHMARK(BM_Copy)->UseManualTime()->Unit(benchmark::kMicrosecond)
 BENCHMARK(BM_Read)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Arg(2048 * 2048 * 5 / 8)->Arg(2048 * 8192 * 5 / 8)->Arg(int64_t(2048) * 128256 * 5 / 8);
 BENCHMARK(BM_GemvGgml)->UseManualTime()->Unit(benchmark::kMicrosecond)
-    ->ArgsProduct({{12, 14, 8}, {2048}, {8192}, {1, 2, 4, 8}, {3, 2, 1, 0}});
+    ->ArgsProduct({{12, 14, 8}, {2048}, {8192}, {1, 2, 4, 8}, {3, 2, 1, 0}})
+    ->ArgsProduct({{14, 8}, {2048}, {128256}, {1}, {2, 1}});  // the LM heads of llama.cpp's Q4_K_M / Q4_0 1B files
 BENCHMARK(BM_GemvGgmlFused)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->ArgsProduct({{12, 14}, {2048}, {8192}, {1, 8}, {1, 0}, {2, 1, 0}});
 BENCHMARK(BM_GemvF32)->UseManualTime()->Unit(benchmark::kMicrosecond)->Args({2048, 2048});
