@@ -19,6 +19,8 @@
 #                                             std-0.2 weights: wgrt's Q4_0 and llama.cpp-quantized Q4_K_M, as
 #                                             FILES="l1b-Q4_0 q05-Q4_0 l1b-Q4_K_M q05-Q4_K_M"), after printing the
 #                                             tuning policy; unpacks llama-bench
+#   serve_rows FILE...                        `wgrt serve` ($N) at 1/2/4/8 streams per $M/FILE.gguf (serve_bench.py, 128
+#                                             tokens x 2 requests per stream, warm-up per level), rows "-- SERVE FILE |"
 # Example (a new batch script, run from the repo root):
 #   set -u; source bench/h200/scripts/lib.sh
 #   synth l1b-Q4_0 llama-3.2-1b q4_0 --init-std 0.2; quantize l1b-Q4_K_M llama-3.2-1b Q4_K_M --init-std 0.2
@@ -90,4 +92,13 @@ peer_files() {
   done
   llama_bench
   FILES="l1b-Q4_0 q05-Q4_0 l1b-Q4_K_M q05-Q4_K_M"
+}
+
+serve_rows() {
+  local f
+  export WGRT_TEST_PORTS=${WGRT_TEST_PORTS:-18100-18199} TMPDIR=${TMPDIR:-/tmp}
+  for f in "$@"; do
+    timeout 60 python3 bench/serve_bench.py --wgrt "$N" --streams 1,2,4,8 --max-tokens 128 --requests 2 --warmup-tokens 16 \
+      -- -m "$M/$f.gguf" --ctx 1024 --parallel 8 2>&1 | grep -E '^\|' | sed "s/^/-- SERVE $f /"
+  done
 }

@@ -32,10 +32,7 @@ done
 bb "MULTI=32,8,4" l1b-Q4_0 2,4,8 32 WGRT_GEMV_Q4_MULTI=32,8,4
 bb "MULTI=8,32,4" l1b-Q4_0 2,4,8 32 WGRT_GEMV_Q4_MULTI=8,32,4
 echo "== serve 1/2/4/8 streams"
-for f in l1b-Q4_0 l1b-Q4_K_M; do
-  timeout 60 python3 bench/serve_bench.py --wgrt "$N" --streams 1,2,4,8 --max-tokens 128 --requests 2 --warmup-tokens 16 \
-    -- -m "$M/$f.gguf" --ctx 1024 --parallel 8 2>&1 | grep -E '^\|' | sed "s/^/-- SERVE $f /"
-done
+serve_rows l1b-Q4_0 l1b-Q4_K_M
 echo "== decode tg128 pipelined, VSTEP 4 / 16"
 for f in $FILES; do for d in 128 2048; do for v in 4 16; do
   echo "-- DEC $f d$d VSTEP $v $(WGRT_SDPA_DECODE_V=$v timeout 60 $N bench -m $M/$f.gguf -p $d -n 128 -r 3 --tg-mode pipelined 2>&1 | grep -E '^\| tg' | tr -s ' ')"

@@ -25,8 +25,5 @@ for f in l1b-Q4_K_M q05-Q4_K_M l1b-lq-Q4_0 l1b-Q4_0; do for d in 128 2048; do fo
   echo "-- DEC $v $f d$d $(timeout 60 $b bench -m $M/$f.gguf -p $d -n 128 -r 3 --tg-mode pipelined 2>&1 | grep -E '^\| tg' | tr -s ' ')"
 done; done; done
 echo "== serve 1/2/4/8 streams (new)"
-for f in l1b-Q4_0 l1b-Q4_K_M; do
-  timeout 60 python3 bench/serve_bench.py --wgrt "$N" --streams 1,2,4,8 --max-tokens 128 --requests 2 --warmup-tokens 16 \
-    -- -m "$M/$f.gguf" --ctx 1024 --parallel 8 2>&1 | grep -E '^\|' | sed "s/^/-- SERVE $f /"
-done
+serve_rows l1b-Q4_0 l1b-Q4_K_M
 echo "== done"
