@@ -183,21 +183,26 @@ TEST(LinearFused, MultiRowShapeFromItsRowCount) {
   if (gpu().has_packed_dot()) routes.push_back("i8");
   const std::vector<Case> cases = {{8, 160, 67, 32, true, true, false, 0}, {8, 256, 134, 32, true, false, false, 1},
                                    {8, 96, 75, 32, true, false, true, 0}};
+  // 16x16x4: the GPU rule's shape; 32x8x2: 16 rows per workgroup, where route 0's shape has 64 (CPU adapters)
+  // or 16 (int8 on GPUs), so a grid sized for the wrong route's rows shows as missing or extra rows.
   uint32_t seed = 300;
   for (const char* route : routes)
-    for (const Case& c : cases) {
-      Fused f;
-      {
-        webgpu::ScopedTuning scoped(gpu(), tuned({{"WGRT_GEMV_Q4_ROUTE", route}, {"WGRT_GEMV_Q4_MULTI", "16,16,4"},
-                                                  {"WGRT_GEMV_Q4_MULTI_ROWS", "3"}}, true));
-        f = make_fused(c, seed);
+    for (const char* shape : {"16,16,4", "32,8,2"})
+      for (const Case& c : cases) {
+        const webgpu::Tuning t = tuned({{"WGRT_GEMV_Q4_ROUTE", route}, {"WGRT_GEMV_Q4_MULTI", shape},
+                                        {"WGRT_GEMV_Q4_MULTI_ROWS", "3"}}, true);
+        if (t.gemv_q4_multi_shape(t.q4_gemv, c.N) == t.gemv_q4_shape(t.q4_gemv, c.N)) continue;  // no route 4
+        Fused f;
+        {
+          webgpu::ScopedTuning scoped(gpu(), t);
+          f = make_fused(c, seed);
+        }
+        for (int64_t M : {1, 2, 3, 8, 5, 1}) {
+          const std::string what = fmt::format("{} {} M {} {}", route, shape, M, name(c));
+          run_and_check(f, c, M, seed++, what);
+          EXPECT_EQ(multi_route_active(f), M >= 3) << what;
+        }
       }
-      for (int64_t M : {1, 2, 3, 8, 5, 1}) {
-        const std::string what = fmt::format("{} M {} {}", route, M, name(c));
-        run_and_check(f, c, M, seed++, what);
-        EXPECT_EQ(multi_route_active(f), M >= 3) << what;
-      }
-    }
   // Without the rule (0) or where the multi-row shape equals route 0's, no second GEMV is built.
   for (bool same : {false, true}) {
     webgpu::Tuning t = tuned({{"WGRT_GEMV_Q4_MULTI_ROWS", same ? "2" : "0"}, {"WGRT_GEMV_Q4_MULTI", "16,16,4"}}, true);
