@@ -38,7 +38,10 @@ std::string text_content(const json& m, size_t i) {
   if (c.is_array()) {  // content parts: only text parts are supported
     std::string s;
     for (const json& part : c) {
-      if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") || !part["text"].is_string())
+      // A part's "type" of another JSON type is a 400 too (json::value would throw its own type_error).
+      const bool text_part = part.is_object() && part.contains("type") && part["type"].is_string() &&
+                             part["type"].get<std::string>() == "text";
+      if (!text_part || !part.contains("text") || !part["text"].is_string())
         throw bad(fmt::format("messages[{}].content", i), fmt::format("messages[{}].content: only text parts are supported", i));
       s += part["text"].get<std::string>();
     }

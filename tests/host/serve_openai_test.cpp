@@ -40,6 +40,20 @@ TEST(ServeOpenai, ParsesTheDocumentedFields) {
       EXPECT_EQ(e.status, 400) << bad;
     }
   }
+  // Content parts whose "type" or "text" is not a string (the fuzzer's find: a numeric type escaped as
+  // nlohmann's type_error instead of a 400).
+  for (const char* bad : {R"({"messages":[{"role":"user","content":[{"type":333333,"text":"x"}]}]})",
+                          R"({"messages":[{"role":"user","content":[{"type":null,"text":"x"}]}]})",
+                          R"({"messages":[{"role":"user","content":[{"text":"x"}]}]})",
+                          R"({"messages":[{"role":"user","content":[{"type":"text","text":7}]}]})"}) {
+    try {
+      parse_request(bad, true);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const ApiError& e) {
+      EXPECT_EQ(e.status, 400) << bad;
+      EXPECT_NE(std::string(e.what()).find("only text parts are supported"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(ServeOpenai, MutatedCorpusIsParsedOrRefusedWith400) {
