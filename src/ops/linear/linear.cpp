@@ -195,11 +195,11 @@ void build_linear(OpBuilder& b, bool q4, bool fused_op = false) {
       multi_rows = 0;
   }
   const bool has_multi = multi_rows > 0;
-  for (webgpu::KernelSpec* spec : {&gemv_spec, &multi_spec}) {
-    if (!fused_op) break;
-    spec->constants.push_back({"NORM", gemv_norm ? 1.0 : 0.0});
-    spec->constants.push_back({"EPI", gemv_glu ? 1.0 + fu.act : fu.res >= 0 ? 1.0 : 0.0});
-  }
+  if (fused_op)
+    for (webgpu::KernelSpec* spec : {&gemv_spec, &multi_spec}) {
+      spec->constants.push_back({"NORM", gemv_norm ? 1.0 : 0.0});
+      spec->constants.push_back({"EPI", gemv_glu ? 1.0 + fu.act : fu.res >= 0 ? 1.0 : 0.0});
+    }
   // Pairs of rows per workgroup with the GLU in the epilogue: ROWS_PER_WG / 2 outputs.
   const uint32_t gemv_outs = gemv_glu ? gemv_rows / 2 : gemv_rows, multi_outs = gemv_glu ? multi_rows / 2 : multi_rows;
 
