@@ -12,13 +12,14 @@
 //     Int8: 8 x 32 x 4 when N >= 32768, else 32 x 8 x 2; Workgroup on GPUs: 32 x 8 x 8 staged when N >= 32768,
 //     else 64 x 4 x 4 staged; CPU adapters: 16 x 8 x 8 unstaged (each x load serves 8 rows; a barrier costs
 //     a CPU driver more than the reuse gains). Subgroup: RPT x BW x KS by N and K (gemv_q4_sg_shape).
-//   q4 GEMV shape for several rows of x (serving batches, short prompts: M >= gemv_q4_multi_min_rows): Int8 on
-//     GPUs 16 x 16 x 4 from 3 rows (every N), a second GEMV dispatch per linear routed by the live M, so one row
-//     keeps its shape; elsewhere the one shape for every M.
 //     Stream: N / 256 rows per workgroup (>= 256 workgroups; clamped to 2..32, 64 from N 65536, rounded down to a
 //     power of two) as
 //     TR = min(8, rows) tasks of RPT, U = K / 1024 loads per row per lane in flight (1 .. 16 / RPT), x in 3 byte
 //     planes (the i8 kernel's error bound; 1 plane, llama.cpp's int8 activations, only when forced).
+//   q4 GEMV shape for several rows of x (serving batches, short prompts: M >= gemv_q4_multi_min_rows): Int8 on
+//     GPUs 16 x 16 x 4 from 3 rows (every N), a second GEMV dispatch per linear routed by the live M, so one row
+//     keeps its shape; elsewhere, and where WGRT_GEMV_Q4 forces a shape (unless WGRT_GEMV_Q4_MULTI forces
+//     this one too), the one shape for every M.
 //   Block-format GEMV: gemv_kq.wgsl (chunks of whole sub-blocks, x rows in grid layers of 1, 2, 4 or 8, the
 //     smallest that holds M) for Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K on every adapter; gemv_ggml.wgsl otherwise.
 //     gemv_kq rows of W per invocation (each x load serves them): 2. Its int8 activations (x quantized per 32-k
