@@ -68,6 +68,28 @@ fn word_at(o : u32) -> u32 {
   }
   return (a >> 16u) | (w[i + 1u] << 16u);
 }
+// Q8_0's block at byte offset o (o even; 34-byte blocks alternate between 4-byte and 2-byte alignment): its f16
+// scale d and its 32 codes as 8 u32 words (byte 0 first), from 9 aligned word loads and no branch, so the lanes
+// of a CPU adapter's SIMD group (whose blocks alternate in alignment) do not diverge. o % 4 == 2: d is the upper
+// half of word o / 4 and the codes are the next 8 words; o % 4 == 0: d is the lower half and each code word
+// takes the upper half of one word and the lower half of the next.
+struct Q8_0Words {
+  d : f32,
+  q : array<u32, 8>,
+}
+fn q8_0_block(o : u32) -> Q8_0Words {
+  let i = o >> 2u;
+  let al = (o & 2u) != 0u;
+  var a = w[i];
+  var r : Q8_0Words;
+  r.d = unpack2x16float(select(a, a >> 16u, al)).x;
+  for (var k = 0u; k < 8u; k++) {
+    let b = w[i + 1u + k];
+    r.q[k] = select((a >> 16u) | (b << 16u), b, al);
+    a = b;
+  }
+  return r;
+}
 fn f16_at(o : u32) -> f32 {
   return unpack2x16float((w[o >> 2u] >> ((o & 2u) * 8u)) & 0xffffu).x;
 }
@@ -204,23 +226,34 @@ fn chunk_b32(boff : u32, x4 : u32) {
   var mn : array<f32, 4>;
   var qh : array<u32, 4>;
   let q5 = WTYPE == 6u;
-  for (var i = 0u; i < RPT; i++) {
-    let base = rbase[i] + boff;
-    d[i] = f16_at(base);
-    if (WTYPE != 8u) {
-      qh[i] = select(0u, word_at(base + 2u), q5);
-      mn[i] = select(f16_at(base + 2u), -16.0 * d[i], q5);
-    }
-  }
   if (WTYPE == 8u) {
+    // q8_0_block's funnel, one code word per step (the 8 words of every row held at once cost registers at MB 8).
+    var wi : array<u32, 4>;
+    var al : array<bool, 4>;
+    var a : array<u32, 4>;
+    for (var i = 0u; i < RPT; i++) {
+      let o = rbase[i] + boff;
+      wi[i] = o >> 2u;
+      al[i] = (o & 2u) != 0u;
+      a[i] = w[wi[i]];
+      d[i] = unpack2x16float(select(a[i], a[i] >> 16u, al[i])).x;
+    }
     for (var k = 0u; k < 8u; k++) {
       var wv : array<vec4<f32>, 4>;
       for (var i = 0u; i < RPT; i++) {
-        wv[i] = sbytes4(word_at(rbase[i] + boff + 2u + 4u * k)) * d[i];
+        let b = w[wi[i] + 1u + k];
+        wv[i] = sbytes4(select((a[i] >> 16u) | (b << 16u), b, al[i])) * d[i];
+        a[i] = b;
       }
       fma_rows(wv, x4 + k);
     }
     return;
+  }
+  for (var i = 0u; i < RPT; i++) {
+    let base = rbase[i] + boff;
+    d[i] = f16_at(base);
+    qh[i] = select(0u, word_at(base + 2u), q5);
+    mn[i] = select(f16_at(base + 2u), -16.0 * d[i], q5);
   }
   let qs = boff + select(4u, 6u, q5);
   for (var k = 0u; k < 4u; k++) {

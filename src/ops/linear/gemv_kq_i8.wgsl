@@ -155,14 +155,15 @@ fn chunk_b32_i8(boff : u32, kb : u32) {
   let q5 = WTYPE == 6u;
   for (var i = 0u; i < RPT; i++) {
     let base = rbase[i] + boff;
-    let d = f16_at(base);
+    var d = 0.0;
     var q : array<u32, 8>;
     var mn = 0.0;
     if (WTYPE == 8u) {
-      for (var k = 0u; k < 8u; k++) {
-        q[k] = word_at(base + 2u + 4u * k);
-      }
+      let blk = q8_0_block(base);
+      d = blk.d;
+      q = blk.q;
     } else {
+      d = f16_at(base);
       let qh = select(0u, word_at(base + 2u), q5);
       mn = select(f16_at(base + 2u), -16.0 * d, q5);
       let qs = base + select(4u, 6u, q5);
