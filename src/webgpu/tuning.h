@@ -22,7 +22,8 @@
 //     this one too), the one shape for every M.
 //   Block-format GEMV: gemv_kq.wgsl (chunks of whole sub-blocks, x rows in grid layers of 1, 2, 4 or 8, the
 //     smallest that holds M) for Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K on every adapter; gemv_ggml.wgsl otherwise.
-//     gemv_kq rows of W per invocation (each x load serves them): 2. Its int8 activations (x quantized per 32-k
+//     gemv_kq rows of W per invocation (each x load serves them): 2; CPU adapters 4 except Q6_K (ggml_gemv_rpt_for,
+//     by weight type). Its int8 activations (x quantized per 32-k
 //     block, codes times x by dot4I8Packed; WGRT_GEMV_KQ_INT8): staged per workgroup (2) on GPUs with packed int8
 //     dot products (keeps the fused norm inside the GEMV; routes whose staging does not fit workgroup memory take
 //     the quantize pass, 1), off on CPU adapters (lavapipe measured the f32 decode faster).
@@ -169,6 +170,11 @@ struct Tuning {
   // x) for the types it has (linear_ggml.h), else the generic one (gemv_ggml.wgsl) for every type.
   bool ggml_gemv_blocks = true;
   uint32_t ggml_gemv_rpt = 2;      // gemv_kq.wgsl rows of W per invocation (1, 2, 4; the op caps MB * RPT at 16)
+  // CPU adapters: 4 rows of W per invocation for every gemv_kq type but Q6_K, whose chunk holds the most values in
+  // registers (lavapipe, K 2048 x N 8192, 1 row of x, RPT 2 -> 4: Q4_K 4.3 -> 3.0 ms, Q8_0 10.9 -> 8.3 ms, Q6_K
+  // 6.3 -> 7.6 ms; fewer, wider workgroups, whose reduction lavapipe runs on the CPU). Off where WGRT_GEMV_GGML
+  // sets RPT. Read through ggml_gemv_rpt_for.
+  bool ggml_gemv_rpt_by_type = false;
   // gemv_kq.wgsl's x: 0 f32; 1 int8 from a quantize_q8.wgsl pass per execute (the fused norm then its own
   // dispatch); 2 int8 quantized by each workgroup into workgroup memory (the fused norm inside; routes where it does
   // not fit take 1). Needs packed int8 dot products (without them the op keeps f32 x).
@@ -263,6 +269,9 @@ struct Tuning {
   // The rules applied to `facts`, then `o`. Throws InvalidArgument when an override asks for what the device
   // cannot run (WGRT_GEMM=cpu without subgroups of >= 8 lanes).
   static Tuning for_device(const DeviceFacts& facts, const TuningOverrides& o = {});
+  // gemv_kq.wgsl rows of W per invocation for ggml weight type id `wtype` (before the op's MB * RPT <= 16 cap):
+  // 4 under ggml_gemv_rpt_by_type unless wtype is Q6_K (14), else ggml_gemv_rpt. Pure, any thread.
+  uint32_t ggml_gemv_rpt_for(int64_t wtype) const;
   std::string describe() const;  // one line per entry, for `wgrt info`
 };
 

@@ -48,6 +48,17 @@ TEST(Tuning, GemvGgmlOverride) {
   EXPECT_TRUE(tuned({{"WGRT_GEMV_GGML", "blocks"}}).ggml_gemv_blocks);
   EXPECT_EQ(tuned({{"WGRT_GEMV_GGML", "blocks,4"}}).ggml_gemv_rpt, 4u);
   EXPECT_EQ(tuned({{"WGRT_GEMV_GGML", "blocks,1"}}).ggml_gemv_rpt, 1u);
+  // The rows by type: GPUs take ggml_gemv_rpt for every type; CPU adapters 4 except Q6_K (14); a set RPT wins.
+  for (int64_t wtype : {8, 12, 14}) EXPECT_EQ(tuned({}).ggml_gemv_rpt_for(wtype), 2u) << wtype;
+  webgpu::DeviceFacts cpu;
+  cpu.cpu_adapter = true;
+  const webgpu::Tuning on_cpu = webgpu::Tuning::for_device(cpu);
+  EXPECT_EQ(on_cpu.ggml_gemv_rpt_for(8), 4u);
+  EXPECT_EQ(on_cpu.ggml_gemv_rpt_for(12), 4u);
+  EXPECT_EQ(on_cpu.ggml_gemv_rpt_for(14), 2u);
+  auto get1 = [](const char* name) -> const char* { return std::string(name) == "WGRT_GEMV_GGML" ? "blocks,1" : nullptr; };
+  const webgpu::Tuning cpu_forced = webgpu::Tuning::for_device(cpu, webgpu::parse_tuning_env(get1));
+  for (int64_t wtype : {8, 12, 14}) EXPECT_EQ(cpu_forced.ggml_gemv_rpt_for(wtype), 1u) << wtype;
   for (const char* v : {"block", "blocks,3", "blocks,", "generic,2", "1"}) {
     try {
       tuned({{"WGRT_GEMV_GGML", v}});
