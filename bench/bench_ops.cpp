@@ -403,6 +403,7 @@ BENCHMARK(BM_Read)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Arg(2048 * 2048 * 5 / 8)->Arg(2048 * 8192 * 5 / 8)->Arg(int64_t(2048) * 128256 * 5 / 8);
 BENCHMARK(BM_GemvGgml)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->ArgsProduct({{12, 14, 8}, {2048}, {8192}, {1, 2, 4, 8}, {3, 2, 1, 0}})
+    ->ArgsProduct({{12, 14}, {8192}, {2048}, {1}, {2}})     // ffn_down (several chunks per k lane)
     ->ArgsProduct({{14, 8}, {2048}, {128256}, {1}, {2, 1}});  // the LM heads of llama.cpp's Q4_K_M / Q4_0 1B files
 BENCHMARK(BM_GemvGgmlFused)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->ArgsProduct({{12, 14}, {2048}, {8192}, {1, 8}, {1, 0}, {2, 1, 0}});

@@ -38,6 +38,11 @@
 @group(0) @binding(4) var<uniform> p : Params;
 @group(0) @binding(5) var<storage, read> nw : array<vec4<f32>>;  // NORM: the RMSNorm weight [K] (else any tensor)
 @group(0) @binding(6) var<storage, read> res : array<f32>;       // EPI 1: the residual [M, out_stride]
+// Binding 9: w again, as vec4 words (the same buffer range as binding 1). Q4_K and Q5_K blocks (144 and 176 bytes)
+// are 16-byte aligned, so the int8 chunks (chunk_k45_i8) load a block's header and 32 code bytes as 3 vec4s instead
+// of 12 scalar words, which the lanes of a SIMD group spread over as many memory segments (H200 run 26: 1B
+// Q4_K_M decode 1.04x). The f32 chunks keep the scalar loads (lavapipe measured their vec4 form 1.7x slower).
+@group(0) @binding(9) var<storage, read> w4 : array<vec4<u32>>;
 
 override WTYPE : u32 = 12u;
 override MB : u32 = 1u;   // rows of x per grid layer, 1..8

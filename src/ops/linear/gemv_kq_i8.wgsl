@@ -85,21 +85,30 @@ fn dot32_i8(q : array<u32, 8>, xb : u32) -> i32 {
 // of sub-block 2c.
 fn chunk_k45_i8(boff : u32, c : u32, kb : u32) {
   let q5 = WTYPE == 13u;
-  let qs = select(4u, 12u, q5) + 8u * c;
+  let qv = select(1u, 3u, q5) + 2u * c;  // vec4 of the chunk's first code word (w4: gemv_kq.wgsl binding 9)
   for (var i = 0u; i < RPT; i++) {
-    let wi = (rbase[i] + boff) >> 2u;
-    let dd = unpack2x16float(w[wi]);
-    let s = vec3<u32>(w[wi + 1u], w[wi + 2u], w[wi + 3u]);
-    let lo = k4_scale_min(s, 2u * c, dd);
-    let hi = k4_scale_min(s, 2u * c + 1u, dd);
+    let vi = (rbase[i] + boff) >> 4u;  // the block's header: d, dmin | scales[0..11]
+    let hd = w4[vi];
+    let dd = unpack2x16float(hd.x);
+    let lo = k4_scale_min(hd.yzw, 2u * c, dd);
+    let hi = k4_scale_min(hd.yzw, 2u * c + 1u, dd);
+    let qa = w4[vi + qv];
+    let qb = w4[vi + qv + 1u];
+    var qw = array<u32, 8>(qa.x, qa.y, qa.z, qa.w, qb.x, qb.y, qb.z, qb.w);
+    var hw : array<u32, 8>;
+    if (q5) {
+      let ha = w4[vi + 1u];
+      let hb = w4[vi + 2u];
+      hw = array<u32, 8>(ha.x, ha.y, ha.z, ha.w, hb.x, hb.y, hb.z, hb.w);
+    }
     var ql : array<u32, 8>;
     var qh : array<u32, 8>;
     for (var k = 0u; k < 8u; k++) {
-      let q = w[wi + qs + k];
+      let q = qw[k];
       ql[k] = q & 0x0F0F0F0Fu;
       qh[k] = (q >> 4u) & 0x0F0F0F0Fu;
       if (q5) {
-        let h = w[wi + 4u + k] >> (2u * c);
+        let h = hw[k] >> (2u * c);
         ql[k] |= (h & 0x01010101u) << 4u;
         qh[k] |= (h & 0x02020202u) << 3u;
       }

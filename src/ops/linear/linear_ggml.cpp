@@ -253,7 +253,7 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
     const UniformRef u = b.uniform<Params>();
     Part part{c.row0, c.rows, u, {}, {}, {}, {}};
     for (int route = 0; route < n_gemv; ++route)
-      part.d.push_back(blocks ? b.dispatch(gemv_spec(route), {gemv_x(route), wb, bias, gemv_out, u, nw, res, qa, da}, route)
+      part.d.push_back(blocks ? b.dispatch(gemv_spec(route), {gemv_x(route), wb, bias, gemv_out, u, nw, res, qa, da, wb}, route)
                               : b.dispatch(gemv_spec(route), {x, wb, bias, out, u}, route));
     if (has_gemm || has_mmq) part.gu = b.uniform<GemmParams>();
     if (has_gemm) part.gd = b.dispatch(gemm_spec, {gemm_x, wb, x, gemm_bias, gemm_out, part.gu}, gemm_route);
