@@ -22,8 +22,8 @@
 //     this one too), the one shape for every M.
 //   Block-format GEMV: gemv_kq.wgsl (chunks of whole sub-blocks, x rows in grid layers of 1, 2, 4 or 8, the
 //     smallest that holds M) for Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K on every adapter; gemv_ggml.wgsl otherwise.
-//     gemv_kq rows of W per invocation (each x load serves them): 2; CPU adapters 4 except Q6_K (ggml_gemv_rpt_for,
-//     by weight type). Its int8 activations (x quantized per 32-k
+//     gemv_kq rows of W per invocation (each x load serves them): 2, GPUs 4 from 32768 rows of W (LM heads); CPU
+//     adapters 4 except Q6_K (ggml_gemv_rpt_for, by weight type and rows). Its int8 activations (x quantized per 32-k
 //     block, codes times x by dot4I8Packed; WGRT_GEMV_KQ_INT8): staged per workgroup (2) on GPUs with packed int8
 //     dot products (keeps the fused norm inside the GEMV; routes whose staging does not fit workgroup memory take
 //     the quantize pass, 1), off on CPU adapters (lavapipe measured the f32 decode faster).
@@ -175,6 +175,11 @@ struct Tuning {
   // 6.3 -> 7.6 ms; fewer, wider workgroups, whose reduction lavapipe runs on the CPU). Off where WGRT_GEMV_GGML
   // sets RPT. Read through ggml_gemv_rpt_for.
   bool ggml_gemv_rpt_by_type = false;
+  // GPUs: 4 rows of W per invocation from ggml_gemv_wide_n rows of W (LM heads: half the workgroups, each staging x
+  // once for twice the rows; H200 run 26b, Q6_K 2048 x 128256 with int8 x staged, fresh processes: RPT 2 435 / 365 /
+  // 448 us, RPT 4 286 / 346 / 354 us). 0: off (CPU adapters, and where WGRT_GEMV_GGML sets RPT).
+  uint32_t ggml_gemv_wide_rpt = 0;
+  int64_t ggml_gemv_wide_n = 32768;
   // gemv_kq.wgsl's x: 0 f32; 1 int8 from a quantize_q8.wgsl pass per execute (the fused norm then its own
   // dispatch); 2 int8 quantized by each workgroup into workgroup memory (the fused norm inside; routes where it does
   // not fit take 1). Needs packed int8 dot products (without them the op keeps f32 x).
@@ -269,9 +274,10 @@ struct Tuning {
   // The rules applied to `facts`, then `o`. Throws InvalidArgument when an override asks for what the device
   // cannot run (WGRT_GEMM=cpu without subgroups of >= 8 lanes).
   static Tuning for_device(const DeviceFacts& facts, const TuningOverrides& o = {});
-  // gemv_kq.wgsl rows of W per invocation for ggml weight type id `wtype` (before the op's MB * RPT <= 16 cap):
-  // 4 under ggml_gemv_rpt_by_type unless wtype is Q6_K (14), else ggml_gemv_rpt. Pure, any thread.
-  uint32_t ggml_gemv_rpt_for(int64_t wtype) const;
+  // gemv_kq.wgsl rows of W per invocation for ggml weight type id `wtype` and n rows of W (before the op's MB * RPT
+  // <= 16 cap): ggml_gemv_wide_rpt where it is set and n >= ggml_gemv_wide_n, else 4 under ggml_gemv_rpt_by_type
+  // unless wtype is Q6_K (14), else ggml_gemv_rpt. Pure, any thread.
+  uint32_t ggml_gemv_rpt_for(int64_t wtype, int64_t n) const;
   std::string describe() const;  // one line per entry, for `wgrt info`
 };
 

@@ -78,6 +78,27 @@ TEST(LinearGgmlInt8, EveryTypeRowsOneToEightAgainstInt8Reference) {
   }
 }
 
+// The GPUs' wide-weight rule (ggml_gemv_wide_rpt: 4 rows of W per invocation from ggml_gemv_wide_n rows, the LM
+// heads) on every int8 type, brought down to N 301 here so that lavapipe runs the int8 chunks at RPT 4 (its own
+// rule gives Q6_K 2): each row of x against the int8 reference, M 1 .. 8 (RPT capped at 16 / MB).
+TEST(LinearGgmlInt8, WideWeightsAtFourRowsPerInvocation) {
+  if (!gpu().has_packed_dot()) GTEST_SKIP() << "no packed_4x8_integer_dot_product";
+  uint32_t seed = 7400;
+  for (const TypeInfo& t : i8_types()) {
+    webgpu::Tuning tun = int8_tuning(2);
+    tun.ggml_gemv_rpt = 1;
+    tun.ggml_gemv_rpt_by_type = false;
+    tun.ggml_gemv_wide_rpt = 4;
+    tun.ggml_gemv_wide_n = 300;
+    ASSERT_EQ(tun.ggml_gemv_rpt_for(int64_t(t.type), 301), 4u);
+    ASSERT_EQ(tun.ggml_gemv_rpt_for(int64_t(t.type), 299), 1u);
+    const int64_t K = 768, N = 301;
+    GgmlLinear r = make_i8(t, N, K, true, ++seed, 8, tun);
+    for (int64_t M : {1, 2, 3, 8})
+      EXPECT_EQ(check_mmq(r, M, N, K, ++seed, fmt::format("{} wide M {}", ggml_type_name(t.type), M)), 0);
+  }
+}
+
 // Weights over the binding limit (a lowered max_binding_bytes): 600 rows in chunks of 256, 256, 88, one GEMV
 // dispatch each, x quantized once; and more rows than the GEMV's 8 (two grid layers).
 TEST(LinearGgmlInt8, WeightsSplitIntoBindingChunks) {

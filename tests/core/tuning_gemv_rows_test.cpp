@@ -48,17 +48,31 @@ TEST(Tuning, GemvGgmlOverride) {
   EXPECT_TRUE(tuned({{"WGRT_GEMV_GGML", "blocks"}}).ggml_gemv_blocks);
   EXPECT_EQ(tuned({{"WGRT_GEMV_GGML", "blocks,4"}}).ggml_gemv_rpt, 4u);
   EXPECT_EQ(tuned({{"WGRT_GEMV_GGML", "blocks,1"}}).ggml_gemv_rpt, 1u);
-  // The rows by type: GPUs take ggml_gemv_rpt for every type; CPU adapters 4 except Q6_K (14); a set RPT wins.
-  for (int64_t wtype : {8, 12, 14}) EXPECT_EQ(tuned({}).ggml_gemv_rpt_for(wtype), 2u) << wtype;
+  // The rows by type and width: GPUs take ggml_gemv_rpt for every type below 32768 rows of W and 4 from there
+  // (LM heads); CPU adapters 4 except Q6_K (14) at every width; a set RPT wins everywhere.
+  webgpu::DeviceFacts gpu;
+  const webgpu::Tuning on_gpu = webgpu::Tuning::for_device(gpu);
+  for (int64_t wtype : {8, 12, 14}) {
+    EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 8192), 2u) << wtype;
+    EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 32767), 2u) << wtype;
+    EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 32768), 4u) << wtype;
+    EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 128256), 4u) << wtype;
+  }
   webgpu::DeviceFacts cpu;
   cpu.cpu_adapter = true;
   const webgpu::Tuning on_cpu = webgpu::Tuning::for_device(cpu);
-  EXPECT_EQ(on_cpu.ggml_gemv_rpt_for(8), 4u);
-  EXPECT_EQ(on_cpu.ggml_gemv_rpt_for(12), 4u);
-  EXPECT_EQ(on_cpu.ggml_gemv_rpt_for(14), 2u);
+  for (int64_t n : {int64_t(8192), int64_t(128256)}) {
+    EXPECT_EQ(on_cpu.ggml_gemv_rpt_for(8, n), 4u) << n;
+    EXPECT_EQ(on_cpu.ggml_gemv_rpt_for(12, n), 4u) << n;
+    EXPECT_EQ(on_cpu.ggml_gemv_rpt_for(14, n), 2u) << n;
+  }
   auto get1 = [](const char* name) -> const char* { return std::string(name) == "WGRT_GEMV_GGML" ? "blocks,1" : nullptr; };
   const webgpu::Tuning cpu_forced = webgpu::Tuning::for_device(cpu, webgpu::parse_tuning_env(get1));
-  for (int64_t wtype : {8, 12, 14}) EXPECT_EQ(cpu_forced.ggml_gemv_rpt_for(wtype), 1u) << wtype;
+  const webgpu::Tuning gpu_forced = webgpu::Tuning::for_device(gpu, webgpu::parse_tuning_env(get1));
+  for (int64_t wtype : {8, 12, 14}) {
+    EXPECT_EQ(cpu_forced.ggml_gemv_rpt_for(wtype, 8192), 1u) << wtype;
+    EXPECT_EQ(gpu_forced.ggml_gemv_rpt_for(wtype, 128256), 1u) << wtype;
+  }
   for (const char* v : {"block", "blocks,3", "blocks,", "generic,2", "1"}) {
     try {
       tuned({{"WGRT_GEMV_GGML", v}});

@@ -154,7 +154,7 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   const int mmq_route = gemm_route + 1;                     // then the int8 GEMM
   // gemv_kq rows of W per invocation per route: the policy's for this type, capped so that MB * RPT <= 16.
   uint32_t rpt[4] = {1, 1, 1, 1};
-  for (int i = 0; i < 4; ++i) rpt[i] = blocks ? std::min(b.device().tuning().ggml_gemv_rpt_for(wtype), 16 / kBlockRows[i]) : 1;
+  for (int i = 0; i < 4; ++i) rpt[i] = blocks ? std::min(b.device().tuning().ggml_gemv_rpt_for(wtype, N), 16 / kBlockRows[i]) : 1;
   auto kq_spec = [&](int route, uint32_t xq, bool norm) -> webgpu::KernelSpec {
     return {"ops/linear/gemv_kq.wgsl", "main",
             {{"WTYPE", double(wtype)}, {"MB", double(kBlockRows[route])}, {"RPT", double(rpt[route])},
@@ -176,7 +176,7 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
     auto fits = [&] { return webgpu::PipelineCache::reflect(kq_spec(r, 2, norm)).workgroup_bytes <= smem; };
     if (xq[r] == 2 && !fits() && rpt[r] > 1) {
       rpt[r] = 1;
-      if (!fits()) rpt[r] = std::min(b.device().tuning().ggml_gemv_rpt_for(wtype), 16 / kBlockRows[r]);
+      if (!fits()) rpt[r] = std::min(b.device().tuning().ggml_gemv_rpt_for(wtype, N), 16 / kBlockRows[r]);
     }
     if (xq[r] == 2 && !fits()) xq[r] = 1;
     gemv_norm[r] = norm && xq[r] != 1;
