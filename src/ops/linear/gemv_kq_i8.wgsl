@@ -1,6 +1,6 @@
-// The int8-activation chunk bodies of gemv_kq.wgsl (overrides XQ 1 / 2; included by it, which declares w, rbase,
-// acc, xoff, MB, RPT, WTYPE and the byte helpers): x quantized per 32-k block as quantize_q8.wgsl does with ORDER 1
-// (natural byte order: u32 j of a block holds k = 4j .. 4j + 3; scale d and d * sum q per block), and every 4
+// The int8-activation chunk bodies of gemv_kq.wgsl (overrides XQ 1 / 2; included by it, which declares w, w4,
+// rbase, acc, xoff, MB, RPT, WTYPE and the byte helpers): x quantized per 32-k block as quantize_q8.wgsl does with
+// ORDER 1 (natural byte order: u32 j of a block holds k = 4j .. 4j + 3; scale d and d * sum q per block), and every 4
 // weight codes of a sub-block meet the 4 matching int8 activations in one dot4I8Packed (llama.cpp's
 // mul_mat_vecq idea), instead of 4 code -> f32 conversions, a scale FMA and 4 FMAs per row of x.
 // XQ 1: the blocks come from a quantize_q8.wgsl dispatch before this one (bindings 7, 8). XQ 2: each workgroup

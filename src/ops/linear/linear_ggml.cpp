@@ -175,8 +175,9 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
     xq[r] = want_xq == 2 && kBlockRows[r] > b.device().tuning().ggml_gemv_int8_staged_rows ? 1 : want_xq;
     auto fits = [&] { return webgpu::PipelineCache::reflect(kq_spec(r, 2, norm)).workgroup_bytes <= smem; };
     if (xq[r] == 2 && !fits() && rpt[r] > 1) {
+      const uint32_t policy_rpt = rpt[r];
       rpt[r] = 1;
-      if (!fits()) rpt[r] = std::min(b.device().tuning().ggml_gemv_rpt_for(wtype, N), 16 / kBlockRows[r]);
+      if (!fits()) rpt[r] = policy_rpt;
     }
     if (xq[r] == 2 && !fits()) xq[r] = 1;
     gemv_norm[r] = norm && xq[r] != 1;
