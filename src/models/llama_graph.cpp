@@ -26,7 +26,11 @@ class Builder {
     int64_t wtype = -1;                // ggml type id of raw blocks kept as they are in the file
     ValueId weight = -1, scales = -1;  // q4: qweight u32 [N, K/8], scales f16 [N, K/32]; ggml: u32 [words]
     int64_t n = 0, k = 0;
+    IntList parts;  // a stack of two block types: [type_0, rows_0, type_1, rows_1] (ops::ggml_stack_layout)
   };
+
+  // wgrt.linear_ggml's wtype argument: the one type, or the stack's parts.
+  ValueId wtype_arg(const Matrix& m) { return m.parts.empty() ? g().int_value(m.wtype) : g().int_list(IntList(m.parts)); }
 
   Matrix matrix(const std::string& name) {
     if (auto it = mats_.find(name); it != mats_.end()) return it->second;
@@ -34,15 +38,21 @@ class Builder {
   }
 
   // The named matrices stacked along the output dim as one weight (one GEMV instead of several), when all are
-  // stored the same way on the GPU; nullopt otherwise (the caller keeps separate linears).
-  std::optional<Matrix> stacked(const std::vector<std::string>& names, const std::string& name) {
+  // stored the same way on the GPU; nullopt otherwise (the caller keeps separate linears). two_types: block-format
+  // matrices of the fused block GEMV may change type once along the stack (a Q4_K_M layer's Q4_K q, k and Q6_K v).
+  std::optional<Matrix> stacked(const std::vector<std::string>& names, const std::string& name, bool two_types = false) {
     std::vector<const WeightTensor*> parts;
+    int changes = 0;
     for (const std::string& n : names) {
       const WeightTensor& t = w_.get(n);
       const WeightTensor& t0 = parts.empty() ? t : *parts[0];
-      if (t.cols() != t0.cols() || keeps_q4(t) != keeps_q4(t0) || keeps_blocks(t) != keeps_blocks(t0) ||
-          (keeps_blocks(t) && t.type != t0.type))
+      if (t.cols() != t0.cols() || keeps_q4(t) != keeps_q4(t0) || keeps_blocks(t) != keeps_blocks(t0))
         return std::nullopt;
+      if (!parts.empty() && keeps_blocks(t) && t.type != parts.back()->type) {
+        if (!two_types || ++changes > 1 || !ops::ggml_gemv_blocks_type(int64_t(t.type)) ||
+            !ops::ggml_gemv_blocks_type(int64_t(t0.type)))
+          return std::nullopt;
+      }
       parts.push_back(&t);
     }
     return upload(name, std::move(parts));
@@ -99,14 +109,24 @@ class Builder {
       account(*t, keeps_q4(*parts[0]) || keeps_blocks(*parts[0]));
     }
     if (keeps_blocks(*parts[0])) {
-      uint64_t bytes = 0;
-      for (const WeightTensor* t : parts) bytes += t->data.size();
-      std::vector<uint32_t> words((bytes + 3) / 4, 0u);
-      uint8_t* dst = reinterpret_cast<uint8_t*>(words.data());
+      // Rows of one type run together; a second type starts at ggml_stack_layout's offset.
+      std::vector<std::pair<int64_t, int64_t>> type_rows;
       for (const WeightTensor* t : parts) {
-        std::memcpy(dst, t->data.data(), t->data.size());
-        dst += t->data.size();
+        if (type_rows.empty() || type_rows.back().first != int64_t(t->type)) type_rows.push_back({int64_t(t->type), 0});
+        type_rows.back().second += t->rows();
       }
+      const ops::GgmlStack st = ops::ggml_stack_layout(type_rows, m.k);
+      std::vector<uint32_t> words(st.bytes / 4, 0u);
+      uint8_t* base = reinterpret_cast<uint8_t*>(words.data());
+      size_t part = 0;
+      uint64_t at = 0;
+      for (size_t i = 0; i < parts.size(); ++i) {
+        if (i > 0 && parts[i]->type != parts[i - 1]->type) at = st.parts[++part].offset;
+        std::memcpy(base + at, parts[i]->data.data(), parts[i]->data.size());
+        at += parts[i]->data.size();
+      }
+      if (st.parts.size() > 1)
+        for (const ops::GgmlStackPart& pt : st.parts) m.parts.insert(m.parts.end(), {pt.wtype, pt.rows});
       m.wtype = int64_t(parts[0]->type);
       out_.weight_bytes += words.size() * 4;
       const int64_t nw = int64_t(words.size());
@@ -167,7 +187,7 @@ class Builder {
   ValueId linear(ValueId x, const Matrix& m, ValueId bias, const std::string& label) {
     ValueId y = g().tensor(DType::F32, like(x, m.n), label);
     if (m.wtype >= 0)
-      g().op("wgrt.linear_ggml.default", {x, m.weight, g().int_value(m.wtype), g().int_value(m.n), bias, y}, label);
+      g().op("wgrt.linear_ggml.default", {x, m.weight, wtype_arg(m), g().int_value(m.n), bias, y}, label);
     else if (m.q4)
       g().op("et_vk.linear_q4gsw.default", {x, m.weight, m.scales, g().int_value(32), bias, y}, label);
     else
@@ -188,7 +208,7 @@ class Builder {
     ValueId y = g().tensor(DType::F32, like(x, act ? m.n / 2 : m.n), label);
     const ValueId res = residual < 0 ? g().none() : residual;
     if (m.wtype >= 0)
-      g().op("wgrt.linear_ggml_fused.default", {x, m.weight, g().int_value(m.wtype), g().int_value(m.n), bias, nw,
+      g().op("wgrt.linear_ggml_fused.default", {x, m.weight, wtype_arg(m), g().int_value(m.n), bias, nw,
              g().real(cfg_.rms_eps), res, g().int_value(act), y}, label);
     else
       g().op("wgrt.linear_q4gsw_fused.default", {x, m.weight, m.scales, g().int_value(32), bias, nw,
@@ -319,12 +339,13 @@ class Builder {
       ValueId kc = g().state(p + "k_cache", DType::F32, {std::max(N, 1), C, Hkv, hd});
       ValueId vc = g().state(p + "v_cache", DType::F32, {std::max(N, 1), C, Hkv, hd});
       out_.kv_caches.insert(out_.kv_caches.end(), {kc, vc});
-      // [Wq; Wk; Wv] stacked, else [Wq; Wk] with Wv apart (a Q4_K_M layer whose attn_v is Q6_K).
+      // [Wq; Wk; Wv] stacked (in the fused body also when Wv's block type differs, as a Q4_K_M layer's Q6_K attn_v:
+      // one two-type GEMV), else [Wq; Wk] with Wv apart.
       std::vector<std::string> qkv_names = {p + "attn_q", p + "attn_k", p + "attn_v"};
       std::optional<Matrix> wqkv;
       bool v_apart = false;
       if (o_.fuse_qkv && N == 0 && !cfg_.has_qk_norm) {
-        wqkv = stacked(qkv_names, p + "attn_qkv");
+        wqkv = stacked(qkv_names, p + "attn_qkv", fuse);
         if (!wqkv && (wqkv = stacked(p + "attn_q", p + "attn_k", p + "attn_qk"))) qkv_names.pop_back(), v_apart = true;
       }
       ValueId q = -1, k = -1, v = -1, qr = -1, kr = -1;

@@ -14,10 +14,12 @@
 
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 
 #include "ggml_test_blocks.h"
 #include "gpu_fixture.h"
 #include "graph/executable.h"
+#include "ops/linear/linear_ggml.h"
 #include "ops_a_test_util.h"
 #include "reference/ops_a_reference.h"
 #include "webgpu/device.h"
@@ -48,15 +50,32 @@ struct Fused {
   std::vector<float> w, bias, nw;  // w as the src/formats decoders dequantize it
 };
 
-Fused make_fused(GgmlType t, const Case& c, uint64_t seed, int64_t max_m = 11) {
-  const test::TypeInfo* ti = nullptr;
+const test::TypeInfo& type_info(GgmlType t) {
   for (const test::TypeInfo& i : test::kTypes)
-    if (i.type == t) ti = &i;
-  std::vector<uint8_t> raw = test::random_blocks(*ti, c.N, c.K, seed);
+    if (i.type == t) return i;
+  throw std::logic_error("no test type");
+}
+
+// Second part of a two-type stack: rows c.N - rows2 .. c.N - 1 of W in type t2 (ops::ggml_stack_layout).
+struct Part2 {
+  GgmlType t2;
+  int64_t rows2;
+};
+
+Fused make_fused(GgmlType t, const Case& c, uint64_t seed, int64_t max_m = 11, std::optional<Part2> p2 = {}) {
+  const int64_t rows1 = p2 ? c.N - p2->rows2 : c.N;
+  std::vector<std::pair<int64_t, int64_t>> type_rows = {{int64_t(t), rows1}};
+  if (p2) type_rows.push_back({int64_t(p2->t2), p2->rows2});
+  const ops::GgmlStack st = ops::ggml_stack_layout(type_rows, c.K);
   Fused f;
-  f.w = dequantize(t, raw, uint64_t(c.N * c.K), "w");
-  std::vector<uint32_t> words((raw.size() + 3) / 4, 0u);
-  std::memcpy(words.data(), raw.data(), raw.size());
+  std::vector<uint32_t> words(st.bytes / 4, 0u);
+  for (size_t i = 0; i < st.parts.size(); ++i) {
+    const GgmlType ti = GgmlType(st.parts[i].wtype);
+    std::vector<uint8_t> raw = test::random_blocks(type_info(ti), st.parts[i].rows, c.K, seed + 31 * i);
+    const std::vector<float> wi = dequantize(ti, raw, uint64_t(st.parts[i].rows * c.K), "w");
+    f.w.insert(f.w.end(), wi.begin(), wi.end());
+    std::memcpy(reinterpret_cast<uint8_t*>(words.data()) + st.parts[i].offset, raw.data(), raw.size());
+  }
   Graph g;
   f.x = g.input("x", DType::F32, {max_m, c.K});
   const int64_t nwords = int64_t(words.size());
@@ -72,7 +91,8 @@ Fused make_fused(GgmlType t, const Case& c, uint64_t seed, int64_t max_m = 11) {
   }
   if (c.res) res = f.res = g.input("residual", DType::F32, {max_m, c.N});
   f.out = g.tensor_like(DType::F32, "out");
-  g.op("wgrt.linear_ggml_fused.default", {f.x, w, g.int_value(int64_t(t)), g.int_value(c.N), bias, nw, g.real(kEps), res,
+  const ValueId wt = p2 ? g.int_list({int64_t(t), rows1, int64_t(p2->t2), p2->rows2}) : g.int_value(int64_t(t));
+  g.op("wgrt.linear_ggml_fused.default", {f.x, w, wt, g.int_value(c.N), bias, nw, g.real(kEps), res,
                                           g.int_value(c.act), f.out}, "lin");
   g.output(f.out);
   f.exe = ExecutableGraph::build(std::move(g), gpu());
@@ -267,6 +287,71 @@ TEST(LinearGgmlFused, Int8GemvRoute) {
     }
 }
 
+// Two-type stacks (wtype [t0, rows0, t1, rows1]; the decoder's [Wq; Wk; Wv] of a Q4_K_M layer whose attn_v is
+// Q6_K): one gemv_kq dispatch (WTYPE2) when the first part's rows are whole workgroups (64 rows: 8 x RPT for every
+// RPT up to 8), one dispatch per part otherwise (40 rows); the second part odd (37, 21 rows) so its last workgroup
+// is partial. Pairs: Q4_K / Q6_K (both K-quant chunk layouts), Q8_0 / Q5_K (a 32-element type first, its 34-byte
+// rows then padded to the second part's 256-byte offset), Q6_K / Q4_K (the 16-byte-aligned vec4 reads of the int8
+// Q4_K chunk in the second part). Norm + bias (q/k/v) and the residual epilogue, rows of x 1 .. 11 (all four GEMV
+// routes and the GEMM or two-layer route); f32 x, and int8 x staged (mode 2) with the int8 rounding bound.
+TEST(LinearGgmlFused, TwoTypeStackMatchesTheComposition) {
+  struct Stack {
+    GgmlType t, t2;
+    int64_t rows1, rows2;
+  };
+  const Stack stacks[] = {{GgmlType::Q4_K, GgmlType::Q6_K, 64, 37}, {GgmlType::Q4_K, GgmlType::Q6_K, 40, 37},
+                          {GgmlType::Q8_0, GgmlType::Q5_K, 64, 21}, {GgmlType::Q6_K, GgmlType::Q4_K, 64, 21}};
+  uint32_t seed = 900;
+  for (uint32_t mode : {0u, 2u}) {
+    if (mode && !gpu().has_packed_dot()) continue;
+    for (const Stack& sk : stacks)
+      for (int kind = 0; kind < 2; ++kind) {
+        const int64_t N = sk.rows1 + sk.rows2;
+        const Case c = kind == 0 ? Case{768, N, true, false, true, 0} : Case{768, N, false, true, false, 0};
+        // Kept few for lavapipe's pipeline compiles: the residual case on the first stack only; Q6_K / Q4_K (whose
+        // second part differs from Q4_K first only in the int8 chunk's vec4 reads) and Q4_K / Q6_K in mode 2.
+        if (kind == 1 && (mode || &sk != &stacks[0])) continue;
+        if (mode ? sk.rows1 != 64 || sk.t == GgmlType::Q8_0 : sk.t == GgmlType::Q6_K) continue;
+        webgpu::Tuning tun = tuned(true, mode);
+        tun.gemm.mmq_ggml_min_tiles = 0;
+        Fused f;
+        {
+          webgpu::ScopedTuning scoped(gpu(), tun);
+          f = make_fused(sk.t, c, seed, 11, Part2{sk.t2, sk.rows2});
+        }
+        const std::string what = fmt::format("mode {} {} {} + {} {} norm {}", mode, ggml_type_name(sk.t), sk.rows1,
+                                             ggml_type_name(sk.t2), sk.rows2, c.norm);
+        const bool cpu_gemm = tun.gemm.kind == webgpu::GemmTuning::Kind::Cpu;
+        for (int64_t M : {1, 2, 5, 8, 11, 1}) {
+          run_and_check(f, c, M, seed++, fmt::format("{} M {}", what, M), mode && (M <= 8 || cpu_gemm));
+          if (M == 1) EXPECT_EQ(f.exe->dispatch_count(true), sk.rows1 == 64 ? 1u : 2u) << what;
+        }
+      }
+  }
+}
+
+// A two-type stack on the GEMM routes (the f32 block GEMM, the int8 GEMM; forced on any adapter) and with its first
+// part split into binding chunks (dispatches per chunk and part): every part keeps its own type.
+TEST(LinearGgmlFused, TwoTypeStackGemmRoutesAndBindingChunks) {
+  const Case c{768, 601 + 37, true, false, true, 0};
+  uint32_t seed = 950;
+  for (int variant = 0; variant < 3; ++variant) {
+    if (variant == 1 && !gpu().has_packed_dot()) continue;
+    webgpu::Tuning tun = tuned(true);
+    if (variant < 2) tun.gemm.kind = webgpu::GemmTuning::Kind::Tiled;
+    tun.gemm.mmq_ggml_min_tiles = variant == 1 ? 1 : 0;
+    if (variant == 2) tun.max_binding_bytes = 300 * 432;  // Q4_K rows of 432 B: chunks of 256, 256, 89 rows
+    Fused f;
+    {
+      webgpu::ScopedTuning scoped(gpu(), tun);
+      f = make_fused(GgmlType::Q4_K, c, seed, 20, Part2{GgmlType::Q6_K, 37});
+    }
+    for (int64_t M : {20, 1, 3})
+      run_and_check(f, c, M, seed++, fmt::format("variant {} M {}", variant, M), variant == 1 && M > 8);
+    if (variant == 2) EXPECT_EQ(f.exe->dispatch_count(true), 4u);  // 3 chunks of Q4_K rows, 1 of Q6_K (norm fused)
+  }
+}
+
 TEST(LinearGgmlFused, WeightsSplitIntoBindingChunks) {
   // 601 rows of 3 Q4_K blocks (432 B) at a limit of 300 rows -> chunks of 256, 256, 89 rows. The residual
   // epilogue works per chunk; the GLU pairs rows across chunks, so it runs as its own dispatch.
@@ -307,4 +392,22 @@ TEST(LinearGgmlFused, BadArgumentsGiveClearErrors) {
   expect_error<InvalidArgument>([&] { build(12, 0, false, false, 3, 4); }, "act must be 0 (none), 1 (silu GLU) or 2");
   expect_error<InvalidArgument>([&] { build(12, 256, false, false, 1, 5); }, "a GLU needs an even number of weight rows");
   expect_error<InvalidArgument>([&] { build(2, 0, false, false, 0, 4); }, "weight type id 2 has no fused kernel");
+  // Two-type stacks (wtype as a list): wrong length, rows not summing to N, a GLU, a type without a fused kernel.
+  auto build_list = [](IntList parts, int act, int64_t N, int64_t words) {
+    Graph g;
+    ValueId x = g.input("x", DType::F32, {1, 256});
+    ValueId w = g.constant("w", DType::U32, {words}, ConstantData::from_vector(std::vector<uint32_t>(size_t(words))));
+    ValueId out = g.tensor_like(DType::F32, "out");
+    g.op("wgrt.linear_ggml_fused.default", {x, w, g.int_list(std::move(parts)), g.int_value(N), g.none(), g.none(),
+                                            g.real(1e-5), g.none(), g.int_value(act), out}, "lin");
+    ExecutableGraph::build(std::move(g), gpu());
+  };
+  // 2 rows of Q4_K (288 B) then 2 of Q6_K from byte 512: 932 bytes = 233 words.
+  build_list({12, 2, 14, 2}, 0, 4, 233);
+  expect_error<InvalidArgument>([&] { build_list({12, 2, 14}, 0, 4, 233); }, "must be [type, rows] or [type_0");
+  expect_error<InvalidArgument>([&] { build_list({12, 2, 14, 3}, 0, 4, 233); }, "rows sum to 5, not N = 4");
+  expect_error<InvalidArgument>([&] { build_list({12, 2, 14, 2}, 1, 4, 233); }, "a GLU pairs rows of one weight type");
+  expect_error<InvalidArgument>([&] { build_list({12, 2, 14, 2}, 0, 4, 232); }, "must be u32 [233]");
+  expect_error<InvalidArgument>([&] { build_list({12, 2, 2, 2}, 0, 4, 200); }, "weight type id 2 has no fused kernel");
+  expect_error<InvalidArgument>([&] { build_list({12, 2, 99, 2}, 0, 4, 200); }, "weight part 1: type id 99 has no GPU kernel");
 }

@@ -95,21 +95,26 @@ TEST(FusedLlamaGraph, MatchesUnfusedGraph) {
 // Stacked q/k/v (LlamaGraphOptions::fuse_qkv: one linear over [Wq; Wk; Wv], then wgrt.rope_qkv_cache rotating q and k
 // and writing the caches, the SDPA without its own cache write) against the three linears + RoPE + the SDPA's cache
 // write, in the fused and the unfused layer body: llama (interleaved pairs), qwen2 (q/k/v biases, rotate-half),
-// qwen3 (q/k norms: stays unstacked), Q4_0 (q4gsw) and Q8_0 (block format), and a mix whose layer 1 has attn_v in
-// the other type ([Wq; Wk] stacked, v apart, as Q4_K_M's Q6_K attn_v layers), prefill then decode steps. Same
-// function, different summation order: logits within 1e-4, same argmax; the decode step runs 3 dispatches fewer
-// per layer where it stacks.
+// qwen3 (q/k norms: stays unstacked), Q4_0 (q4gsw) and Q8_0 (block format), and mixes whose layer 1 has attn_v in
+// another type: q4gsw with a block type ([Wq; Wk] stacked, v apart), and two block types (Q8_0 with a Q5_0 attn_v,
+// as Q4_K_M's Q4_K layers with a Q6_K attn_v: in the fused body one two-type stack [Wq; Wk; Wv], one GEMV dispatch
+// at the GPUs' 2 rows of W per invocation, set here on every adapter; the unfused body keeps v apart), prefill then
+// decode steps. Same function, different summation order: logits within 1e-4, same argmax; the decode step runs 3
+// dispatches fewer per layer where it stacks.
 TEST(FusedLlamaGraph, StackedQkvMatchesSeparateLinears) {
   for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0})
     for (const char* arch : {"llama", "qwen2", "qwen3"})
-      for (bool mixed : {false, true})
+      for (int mixed : {0, 1, 2})
       for (bool fuse : {true, false}) {
         if (mixed && std::string(arch) == "qwen3") continue;
+        if (mixed == 2 && type != GgmlType::Q8_0) continue;
         webgpu::Tuning t = gpu().tuning();
         t.fused_gemv = true;  // the fused body's norm inside the GEMV: the dispatch count below
+        t.ggml_gemv_rpt = 2, t.ggml_gemv_rpt_by_type = false;  // [Wq; Wk]'s 144 rows: whole workgroups of 16
         webgpu::ScopedTuning scoped(gpu(), t);
         SynthSpec s = spec(arch, type);
-        if (mixed) s.attn_v_type = type == GgmlType::Q4_0 ? GgmlType::Q8_0 : GgmlType::Q4_0;  // layer 1: [Wq; Wk] + Wv
+        if (mixed == 1) s.attn_v_type = type == GgmlType::Q4_0 ? GgmlType::Q8_0 : GgmlType::Q4_0;  // [Wq; Wk] + Wv
+        if (mixed == 2) s.attn_v_type = GgmlType::Q5_0;  // fused: [Wq; Wk; Wv] of two types
         WeightSource w = load_gguf_llama(GgufFile::from_bytes(synth_llama_gguf(s), "synth.gguf"));
         const GraphRun stacked = run_graph(w, fuse, true), separate = run_graph(w, fuse, false);
         const std::string what = fmt::format("{} {} mixed {} fuse {}", ggml_type_name(type), arch, mixed, fuse);
@@ -118,8 +123,10 @@ TEST(FusedLlamaGraph, StackedQkvMatchesSeparateLinears) {
           EXPECT_LT(max_abs_diff(stacked.logits[i], separate.logits[i]), 1e-4f) << what << " step " << i;
           EXPECT_EQ(stacked.tokens[i], separate.tokens[i]) << what << " step " << i;
         }
-        // 3 per stacked layer; 2 where v stays apart (the one odd layer of 3 when mixed); none with q/k norms.
-        const size_t saved = std::string(arch) == "qwen3" ? 0 : 3 * size_t(s.layers) - (mixed ? 1 : 0);
+        // 3 per stacked layer; 2 where v stays apart (the one odd layer of 3 when mixed, unless two block types
+        // stack in the fused body); none with q/k norms.
+        const bool apart = mixed == 1 || (mixed == 2 && !fuse);
+        const size_t saved = std::string(arch) == "qwen3" ? 0 : 3 * size_t(s.layers) - (apart ? 1 : 0);
         EXPECT_EQ(stacked.decode_dispatches + saved, separate.decode_dispatches) << what;
       }
 }

@@ -1,5 +1,7 @@
 #include "support/synth_model.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -7,6 +9,7 @@
 #include <stdexcept>
 
 #include "formats/gguf_writer.h"
+#include "util/half.h"
 
 namespace wgrt::test {
 
@@ -39,6 +42,32 @@ std::vector<float> permute_rows(const std::vector<float>& w, int n_heads, int hd
   return out;
 }
 
+// Q5_0 blocks of v (rows of a multiple of 32), as ggml's reference quantizer makes them: per 32 values, d = the
+// signed value of largest magnitude / -16 (f16), codes round(v / d + 16) clamped to 0..31, the low nibbles of
+// elements j and j + 16 in qs[j], their 5th bits in bits j and j + 16 of qh. (Only the file's validity matters: the
+// tests decode it with src/formats on every side.)
+std::vector<uint8_t> quantize_q5_0(const std::vector<float>& v) {
+  std::vector<uint8_t> out;
+  for (size_t b = 0; b < v.size(); b += 32) {
+    float amax = 0, mx = 0;
+    for (size_t j = 0; j < 32; ++j)
+      if (std::fabs(v[b + j]) > amax) amax = std::fabs(v[b + j]), mx = v[b + j];
+    const float d = mx / -16.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+    uint8_t blk[22] = {};
+    const uint16_t h = f32_to_f16(d);
+    std::memcpy(blk, &h, 2);
+    uint32_t qh = 0;
+    for (int j = 0; j < 16; ++j) {
+      const int q0 = std::min(31, int(v[b + size_t(j)] * id + 16.5f)), q1 = std::min(31, int(v[b + 16 + size_t(j)] * id + 16.5f));
+      blk[6 + j] = uint8_t((q0 & 15) | ((q1 & 15) << 4));
+      qh |= uint32_t((q0 >> 4) & 1) << j | uint32_t((q1 >> 4) & 1) << (j + 16);
+    }
+    std::memcpy(blk + 2, &qh, 4);
+    out.insert(out.end(), blk, blk + 22);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<uint8_t> synth_llama_gguf(const SynthSpec& s) {
@@ -60,7 +89,10 @@ std::vector<uint8_t> synth_llama_gguf(const SynthSpec& s) {
     auto v = synth_values(rows * cols, name_seed(name, s.seed));
     if (perm_heads && s.permute_qk_to_interleaved) v = permute_rows(v, perm_heads, hd, cols);
     const bool odd_v = s.attn_v_type && name.ends_with("attn_v") && name[4] % 2 == 1;  // "blk.<odd>." (layers < 10)
-    w.add_tensor_f32(name + ".weight", {cols, rows}, v, odd_v ? *s.attn_v_type : s.matrix_type);
+    if (odd_v && *s.attn_v_type == GgmlType::Q5_0)  // a type GgufWriter does not quantize
+      w.add_tensor_raw(name + ".weight", {cols, rows}, uint32_t(GgmlType::Q5_0), quantize_q5_0(v));
+    else
+      w.add_tensor_f32(name + ".weight", {cols, rows}, v, odd_v ? *s.attn_v_type : s.matrix_type);
   };
   auto vec = [&](const std::string& name, uint64_t n, bool norm, int perm_heads = 0) {
     auto v = norm ? synth_values(n, name_seed(name, s.seed), 0.5f, 1.5f) : synth_values(n, name_seed(name, s.seed));

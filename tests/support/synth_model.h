@@ -16,7 +16,7 @@ struct SynthSpec {
   int dim = 32, hidden = 64, layers = 2, heads = 4, kv_heads = 2, vocab = 40, ctx = 32;
   bool qkv_bias = false, qk_norm = false, tied = true;
   GgmlType matrix_type = GgmlType::F32;  // F32, F16, Q4_0, Q8_0 for the 2-D weights
-  std::optional<GgmlType> attn_v_type;   // attn_v of odd layers in another type (a Q4_K_M-like mix)
+  std::optional<GgmlType> attn_v_type;   // attn_v of odd layers in another type (a Q4_K_M-like mix): those or Q5_0
   float rope_theta = 10000.0f;
   uint32_t seed = 1;
   // Reorder the rows of attn_q / attn_k (and their biases and q/k-norm weights) within each head from

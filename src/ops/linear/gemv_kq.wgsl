@@ -18,6 +18,10 @@
 // buffer fits 16 KiB).
 // Grid: 1-D, folded (linear_workgroup), times ceil(M / MB) layers in z; layer z takes rows z * MB .. of x
 // (rows past M read row M - 1 and are not stored). x is read as vec4 (K is a multiple of 32 for every WTYPE).
+// A stack of two types (override WTYPE2 != WTYPE, wgrt.linear_ggml's two-part weights: a Q4_K_M layer's [Wq; Wk]
+// in Q4_K and Wv in Q6_K): workgroups from p.wg_split take rows p.n_split .. of WTYPE2, whose row n starts at byte
+// p.off2 + (n - p.n_split) * p.row_bytes2 (part A's rows are a whole number of workgroups, so each workgroup
+// decodes one type: the branch is uniform per workgroup); one dispatch instead of one per type.
 // Values: equal to the C++ decoders' (src/formats) up to f32 rounding of the scale products and the summation
 // order (the GPU may fuse multiply-adds).
 // Fusions (wgrt.linear_ggml_fused, overrides NORM / EPI of gemv_q4_fuse.wgsl, whose hooks this kernel calls):
@@ -45,6 +49,7 @@
 @group(0) @binding(9) var<storage, read> w4 : array<vec4<u32>>;
 
 override WTYPE : u32 = 12u;
+override WTYPE2 : u32 = WTYPE;  // rows from p.n_split (workgroups from p.wg_split); WTYPE: one type
 override MB : u32 = 1u;   // rows of x per grid layer, 1..8
 override RPT : u32 = 1u;  // rows of W per invocation, 1..4; MB * RPT <= 16
 override XQ : u32 = 0u;   // 1: int8 x from a quantize pass, 2: int8 x staged here (gemv_kq_i8.wgsl)
@@ -148,8 +153,8 @@ fn k4_scale_min(s : vec3<u32>, sb : u32, dd : vec2<f32>) -> vec2<f32> {
 // same header, u8 qh[32], u8 qs[128]; 176 bytes): chunk c (0..3) of block `boff` (byte offset within a row) =
 // sub-blocks 2c (low nibbles of qs[32c .. 32c + 31]) and 2c + 1 (high nibbles), elements 64c .. 64c + 63 of the
 // block, whose first vec4 of x is x4; Q5_K's 5th bit of element l of sub-block sb is bit sb of qh[l].
-fn chunk_k45(boff : u32, c : u32, x4 : u32) {
-  let q5 = WTYPE == 13u;
+fn chunk_k45(wt : u32, boff : u32, c : u32, x4 : u32) {
+  let q5 = wt == 13u;
   var lo : array<vec2<f32>, 4>;
   var hi : array<vec2<f32>, 4>;
   var wi : array<u32, 4>;
@@ -226,12 +231,12 @@ fn chunk_q6k(boff : u32, c : u32, x4blk : u32) {
 // Q8_0 (f16 d, i8 qs[32]; 34 bytes), Q5_0 (f16 d, u32 qh, u8 qs[16]; 22 bytes), Q4_1 (f16 d, f16 m, u8 qs[16];
 // 20 bytes): one whole block at byte boff of the rows, first vec4 of x x4. Q5_0 / Q4_1 element j < 16 is the
 // low nibble of qs[j], j >= 16 the high nibble of qs[j - 16]; Q5_0's 5th bit is bit j of qh.
-fn chunk_b32(boff : u32, x4 : u32) {
+fn chunk_b32(wt : u32, boff : u32, x4 : u32) {
   var d : array<f32, 4>;
   var mn : array<f32, 4>;
   var qh : array<u32, 4>;
-  let q5 = WTYPE == 6u;
-  if (WTYPE == 8u) {
+  let q5 = wt == 6u;
+  if (wt == 8u) {
     // q8_0_block's funnel, one code word per step (the 8 words of every row held at once cost registers at MB 8).
     var wi : array<u32, 4>;
     var al : array<bool, 4>;
@@ -276,6 +281,39 @@ fn chunk_b32(boff : u32, x4 : u32) {
   }
 }
 
+// The invocation's chunks (k lane t: chunks t, t + TK, ...) of its RPT rows of W (rbase), of weight type wt.
+fn chunks(wt : u32, t : u32) {
+  let kquant = wt >= 12u;
+  let ce = select(32u, 64u, kquant);  // elements per chunk
+  let bb = select(select(select(22u, 20u, wt == 3u), 34u, wt == 8u), select(144u, select(176u, 210u,
+                  wt == 14u), wt != 12u), kquant);  // bytes per block
+  for (var c = t; c < p.K / ce; c += TK) {
+    if (XQ != 0u) {
+      if (kquant) {
+        let blk = c / 4u;
+        if (wt == 14u) {
+          chunk_q6k_i8(blk * bb, c % 4u, blk * 8u);
+        } else {
+          chunk_k45_i8(wt, blk * bb, c % 4u, 2u * c);
+        }
+      } else {
+        chunk_b32_i8(wt, c * bb, c);
+      }
+      continue;
+    }
+    if (kquant) {
+      let blk = c / 4u;
+      if (wt == 14u) {
+        chunk_q6k(blk * bb, c % 4u, blk * 64u);
+      } else {
+        chunk_k45(wt, blk * bb, c % 4u, c * 16u);
+      }
+    } else {
+      chunk_b32(wt, c * bb, c * 8u);
+    }
+  }
+}
+
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {
@@ -292,8 +330,10 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   for (var m = 0u; m < 8u; m++) {
     xoff[m] = min(m0 + m, p.M - 1u) * k4;
   }
+  let second = WTYPE2 != WTYPE && wg >= p.wg_split;  // uniform per workgroup
   for (var i = 0u; i < RPT; i++) {
-    rbase[i] = gemv_row(wg, r + TR * i) * p.row_bytes;
+    let n = gemv_row(wg, r + TR * i);
+    rbase[i] = select(n * p.row_bytes, p.off2 + (n - p.n_split) * p.row_bytes2, second);
   }
   for (var m = 0u; m < MB; m++) {
     m_row = min(m0 + m, p.M - 1u);
@@ -310,34 +350,10 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   for (var j = 0u; j < 32u; j++) {
     acc[j] = 0.0;
   }
-  let kquant = WTYPE >= 12u;
-  let ce = select(32u, 64u, kquant);  // elements per chunk
-  let bb = select(select(select(22u, 20u, WTYPE == 3u), 34u, WTYPE == 8u), select(144u, select(176u, 210u,
-                  WTYPE == 14u), WTYPE != 12u), kquant);  // bytes per block
-  for (var c = t; c < p.K / ce; c += TK) {
-    if (XQ != 0u) {
-      if (kquant) {
-        let blk = c / 4u;
-        if (WTYPE == 14u) {
-          chunk_q6k_i8(blk * bb, c % 4u, blk * 8u);
-        } else {
-          chunk_k45_i8(blk * bb, c % 4u, 2u * c);
-        }
-      } else {
-        chunk_b32_i8(c * bb, c);
-      }
-      continue;
-    }
-    if (kquant) {
-      let blk = c / 4u;
-      if (WTYPE == 14u) {
-        chunk_q6k(blk * bb, c % 4u, blk * 64u);
-      } else {
-        chunk_k45(blk * bb, c % 4u, c * 16u);
-      }
-    } else {
-      chunk_b32(c * bb, c * 8u);
-    }
+  if (WTYPE2 != WTYPE && wg >= p.wg_split) {
+    chunks(WTYPE2, t);
+  } else {
+    chunks(WTYPE, t);
   }
   for (var m = 0u; m < MB; m++) {
     for (var i = 0u; i < RPT; i++) {

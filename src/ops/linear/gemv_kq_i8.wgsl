@@ -1,5 +1,5 @@
 // The int8-activation chunk bodies of gemv_kq.wgsl (overrides XQ 1 / 2; included by it, which declares w, w4,
-// rbase, acc, xoff, MB, RPT, WTYPE and the byte helpers): x quantized per 32-k block as quantize_q8.wgsl does with
+// rbase, acc, xoff, MB, RPT and the byte helpers; the chunks take their weight type wt): x quantized per 32-k block as quantize_q8.wgsl does with
 // ORDER 1 (natural byte order: u32 j of a block holds k = 4j .. 4j + 3; scale d and d * sum q per block), and every 4
 // weight codes of a sub-block meet the 4 matching int8 activations in one dot4I8Packed (llama.cpp's
 // mul_mat_vecq idea), instead of 4 code -> f32 conversions, a scale FMA and 4 FMAs per row of x.
@@ -83,8 +83,8 @@ fn dot32_i8(q : array<u32, 8>, xb : u32) -> i32 {
 
 // Q4_K / Q5_K chunk c (sub-blocks 2c, 2c + 1; layout as chunk_k45) of the block at byte boff, kb the row's x block
 // of sub-block 2c.
-fn chunk_k45_i8(boff : u32, c : u32, kb : u32) {
-  let q5 = WTYPE == 13u;
+fn chunk_k45_i8(wt : u32, boff : u32, c : u32, kb : u32) {
+  let q5 = wt == 13u;
   let qv = select(1u, 3u, q5) + 2u * c;  // vec4 of the chunk's first code word (w4: gemv_kq.wgsl binding 9)
   for (var i = 0u; i < RPT; i++) {
     let vi = (rbase[i] + boff) >> 4u;  // the block's header: d, dmin | scales[0..11]
@@ -160,14 +160,14 @@ fn chunk_q6k_i8(boff : u32, c : u32, kb0 : u32) {
 }
 
 // Q8_0 / Q5_0 / Q4_1 (layouts as chunk_b32): the whole block at byte boff, x block kb.
-fn chunk_b32_i8(boff : u32, kb : u32) {
-  let q5 = WTYPE == 6u;
+fn chunk_b32_i8(wt : u32, boff : u32, kb : u32) {
+  let q5 = wt == 6u;
   for (var i = 0u; i < RPT; i++) {
     let base = rbase[i] + boff;
     var d = 0.0;
     var q : array<u32, 8>;
     var mn = 0.0;
-    if (WTYPE == 8u) {
+    if (wt == 8u) {
       let blk = q8_0_block(base);
       d = blk.d;
       q = blk.q;

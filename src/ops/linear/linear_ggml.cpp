@@ -4,7 +4,8 @@
 //       out = x @ W^T + bias, W [N, K] stored row after row as the file's raw blocks (row n = its
 //       K / block_elems blocks at byte n * row_bytes; src/formats/ggml_blocks.h), the buffer padded
 //       to whole u32 words. wtype is the ggml type id of one of the types
-//       ggml_gpu_block() lists (linear_ggml.h);
+//       ggml_gpu_block() lists (linear_ggml.h), or the int list [type_0, rows_0, type_1, rows_1] of a stack of two
+//       types (rows_0 + rows_1 = N; the second part's bytes from the next 256-byte boundary: ggml_stack_layout);
 //       K must be a multiple of the type's block size (build errors otherwise).
 // Routes: a GEMV for M <= the tuning policy's gemv_max_rows and on CPU adapters: gemv_kq.wgsl for the types it
 // has (ggml_gemv_blocks_type) when the policy's ggml_gemv_blocks is on, as four routes whose grid layers take 1,
@@ -18,6 +19,8 @@
 // ggml_gemv_int8 (WGRT_GEMV_KQ_INT8) on a device with packed int8 dot products, the gemv_kq routes take int8 x
 // (gemv_kq_i8.wgsl): quantized by each workgroup into workgroup memory (2, the fused norm inside), or read from that
 // quantize pass (1, and where 2 does not fit the workgroup memory; the fused norm then its own dispatch).
+// A two-type stack is one gemv_kq dispatch (WTYPE2) where it fits one binding and its first part's rows are whole
+// workgroups; otherwise, and on the GEMM routes, every part (and every binding chunk) is its own dispatch.
 // Weights larger than the tuning policy's max_binding_bytes (maxStorageBufferBindingSize or lower) are bound in
 // chunks of whole multiples of 256 rows, one dispatch each, so every chunk starts 256-byte aligned.
 //   wgrt.linear_ggml_fused.default(x [..., K] f32, w, wtype, N, bias [N] f32 | None, norm_weight [K] f32 | None,
@@ -32,9 +35,11 @@
 //       chunks they are their own dispatches (rms_norm.wgsl, swiglu.wgsl) through scratch. The residual is the
 //       GEMV's epilogue (EPI 1) or the GEMM's bias term (row stride N).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <optional>
+#include <variant>
 
 #include <wgrt/error.h>
 
@@ -92,6 +97,27 @@ std::vector<GgmlRowChunk> ggml_row_chunks(int64_t rows, uint64_t row_bytes, uint
   return c;
 }
 
+GgmlStack ggml_stack_layout(const std::vector<std::pair<int64_t, int64_t>>& type_rows, int64_t K) {
+  GgmlStack st;
+  int64_t row0 = 0;
+  uint64_t end = 0;
+  for (size_t i = 0; i < type_rows.size(); ++i) {
+    const auto [t, rows] = type_rows[i];
+    const auto blk = ggml_gpu_block(t);
+    if (!blk) throw InvalidArgument(fmt::format("weight part {}: type id {} has no GPU kernel", i, t));
+    if (K <= 0 || K % blk->elems != 0)
+      throw InvalidArgument(fmt::format("weight part {}: K = {} must be a positive multiple of the block size {}", i, K,
+                                        blk->elems));
+    if (rows <= 0) throw InvalidArgument(fmt::format("weight part {} has {} rows", i, rows));
+    const uint64_t offset = (end + 255) / 256 * 256, row_bytes = uint64_t(K / blk->elems) * uint64_t(blk->bytes);
+    st.parts.push_back({t, row0, rows, offset, row_bytes});
+    row0 += rows;
+    end = offset + uint64_t(rows) * row_bytes;
+  }
+  st.bytes = (end + 3) / 4 * 4;
+  return st;
+}
+
 bool ggml_gemv_blocks_type(int64_t wtype) {
   return wtype == 3 || wtype == 6 || wtype == 8 || wtype == 12 || wtype == 13 || wtype == 14;
 }
@@ -109,8 +135,28 @@ int block_route(int64_t M) { return M <= 1 ? 0 : M <= 2 ? 1 : M <= 4 ? 2 : 3; }
 struct Params {
   uint32_t N, K, has_bias, n_base, nwg, out_stride, row_bytes, M;
   float eps;  // fused RMSNorm
+  uint32_t n_split, wg_split, off2, row_bytes2;  // a two-type stack in one dispatch (gemv_kq.wgsl WTYPE2)
 };
-WGRT_UNIFORM(Params, N, K, has_bias, n_base, nwg, out_stride, row_bytes, M, eps);
+WGRT_UNIFORM(Params, N, K, has_bias, n_base, nwg, out_stride, row_bytes, M, eps, n_split, wg_split, off2, row_bytes2);
+
+// Argument 2: one type id for all N rows, or the int list [type_0, rows_0, type_1, rows_1] (ggml_stack_layout).
+std::vector<std::pair<int64_t, int64_t>> weight_parts(OpBuilder& b, int64_t N) {
+  if (!std::holds_alternative<IntList>(b.value(2))) return {{b.int_arg(2), N}};
+  const IntList& l = b.int_list(2);
+  b.check(l.size() == 2 || l.size() == 4, "wtype list {} must be [type, rows] or [type_0, rows_0, type_1, rows_1]",
+          fmt::join(l, ", "));
+  std::vector<std::pair<int64_t, int64_t>> v;
+  int64_t rows = 0;
+  for (size_t i = 0; i < l.size(); i += 2) v.push_back({l[i], l[i + 1]}), rows += l[i + 1];
+  b.check(rows == N, "the weight parts' rows sum to {}, not N = {}", rows, N);
+  return v;
+}
+
+// One binding range of one weight type: rows n0 .. n0 + rows - 1 of W.
+struct Segment {
+  int64_t wtype, n0, rows;
+  uint64_t offset, size, row_bytes;
+};
 
 void build_linear_ggml(OpBuilder& b, bool fused_op) {
   const size_t oi = fused_op ? 9 : 5;
@@ -119,45 +165,62 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   b.check_dtype(oi, DType::F32);
   b.check_rank(0, 1, 8);
   const Dims xd = b.tensor(0).dims;
-  const int64_t K = xd.back(), wtype = b.int_arg(2), N = b.int_arg(3);
-  const auto blk = ggml_gpu_block(wtype);
-  b.check(blk.has_value(), "weight type id {} has no GPU kernel", wtype);
-  b.check(K > 0 && K % blk->elems == 0, "K = {} (last dim of x '{}') must be a positive multiple of the block size {}", K,
-          b.tensor(0).name, blk->elems);
+  const int64_t K = xd.back(), N = b.int_arg(3);
   b.check(N > 0 && N < (int64_t(1) << 31), "N = {} is out of range", N);
+  GgmlStack stack;
+  try {
+    stack = ggml_stack_layout(weight_parts(b, N), K);
+  } catch (const InvalidArgument& e) {
+    b.check(false, "{} (x '{}')", e.what(), b.tensor(0).name);
+  }
+  const int64_t wtype = stack.parts[0].wtype;
+  const bool mixed = stack.parts.size() == 2;
   const TensorValue& w = b.tensor(1);
-  const uint64_t row_bytes = uint64_t(K / blk->elems) * blk->bytes, total = uint64_t(N) * row_bytes;
-  b.check(w.dtype == DType::U32 && w.dims.size() == 1 && uint64_t(w.dims[0]) == (total + 3) / 4,
-          "weight '{}' must be u32 [{}] (N {} rows of {} bytes, padded to words), got {} {}", w.name, (total + 3) / 4, N,
-          row_bytes, dtype_name(w.dtype), dims_str(w.dims));
+  b.check(w.dtype == DType::U32 && w.dims.size() == 1 && uint64_t(w.dims[0]) == stack.bytes / 4,
+          "weight '{}' must be u32 [{}] (N {} rows of {} bytes{}, padded to words), got {} {}", w.name, stack.bytes / 4, N,
+          stack.parts[0].row_bytes, mixed ? " and more in the second part" : "", dtype_name(w.dtype), dims_str(w.dims));
   const bool has_bias = !b.is_none(4);
   if (has_bias) {
     b.check_dtype(4, DType::F32);
     b.check(b.tensor(4).dims == Dims{N}, "bias '{}' {} must be [{}]", b.tensor(4).name, dims_str(b.tensor(4).dims), N);
   }
-  std::vector<GgmlRowChunk> chunks;
-  try {
-    chunks = ggml_row_chunks(N, row_bytes, b.device().tuning().max_binding_bytes);
-  } catch (const LimitError& e) {
-    b.check(false, "{}", e.what());
+  const uint64_t max_binding = b.device().tuning().max_binding_bytes;
+  std::vector<Segment> segs;
+  for (const GgmlStackPart& pt : stack.parts) {
+    try {
+      for (const GgmlRowChunk& c : ggml_row_chunks(pt.rows, pt.row_bytes, max_binding))
+        segs.push_back({pt.wtype, pt.row0 + c.row0, c.rows, pt.offset + c.offset, c.size, pt.row_bytes});
+    } catch (const LimitError& e) {
+      b.check(false, "{}", e.what());
+    }
+  }
+  bool all_blocks_types = true, all_mmq = true;
+  for (const GgmlStackPart& pt : stack.parts) {
+    all_blocks_types = all_blocks_types && ggml_gemv_blocks_type(pt.wtype);
+    all_mmq = all_mmq && ggml_mmq_type(pt.wtype);
   }
 
-  b.check(!fused_op || ggml_gemv_blocks_type(wtype),
-          "weight type id {} has no fused kernel (Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K); use wgrt.linear_ggml", wtype);
+  b.check(!fused_op || all_blocks_types,
+          "weight type id {} has no fused kernel (Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K); use wgrt.linear_ggml",
+          ggml_gemv_blocks_type(wtype) ? stack.parts.back().wtype : wtype);
   const Fusion fu = fused_op ? fusion_args(b, xd, N) : Fusion{};
+  b.check(!mixed || !fu.act, "a GLU pairs rows of one weight type; the stack has two");
   const int64_t Nout = fu.act ? N / 2 : N;
-  const bool blocks = fused_op || (b.device().tuning().ggml_gemv_blocks && ggml_gemv_blocks_type(wtype));
+  const bool blocks = fused_op || (b.device().tuning().ggml_gemv_blocks && all_blocks_types);
   // Which fusions run inside the GEMV (the policy's fused_gemv; the GLU pairs rows of one unsplit weight).
   const bool fuse_gemv = fused_op && b.device().tuning().fused_gemv;
-  const bool gemv_glu = fuse_gemv && fu.act && chunks.size() == 1;
+  const bool gemv_glu = fuse_gemv && fu.act && segs.size() == 1;
   const int n_gemv = blocks ? 4 : 1, gemm_route = n_gemv;  // GEMV routes 0 .. n_gemv - 1, then the GEMM
   const int mmq_route = gemm_route + 1;                     // then the int8 GEMM
-  // gemv_kq rows of W per invocation per route: the policy's for this type, capped so that MB * RPT <= 16.
+  // gemv_kq rows of W per invocation per route: the policy's for this type (the fewer of the two types' in a stack),
+  // capped so that MB * RPT <= 16.
+  uint32_t rule_rpt = 16;
+  for (const GgmlStackPart& pt : stack.parts) rule_rpt = std::min(rule_rpt, b.device().tuning().ggml_gemv_rpt_for(pt.wtype, N));
   uint32_t rpt[4] = {1, 1, 1, 1};
-  for (int i = 0; i < 4; ++i) rpt[i] = blocks ? std::min(b.device().tuning().ggml_gemv_rpt_for(wtype, N), 16 / kBlockRows[i]) : 1;
-  auto kq_spec = [&](int route, uint32_t xq, bool norm) -> webgpu::KernelSpec {
+  for (int i = 0; i < 4; ++i) rpt[i] = blocks ? std::min(rule_rpt, 16 / kBlockRows[i]) : 1;
+  auto kq_spec = [&](int route, uint32_t xq, bool norm, int64_t wt, int64_t wt2) -> webgpu::KernelSpec {
     return {"ops/linear/gemv_kq.wgsl", "main",
-            {{"WTYPE", double(wtype)}, {"MB", double(kBlockRows[route])}, {"RPT", double(rpt[route])},
+            {{"WTYPE", double(wt)}, {"WTYPE2", double(wt2)}, {"MB", double(kBlockRows[route])}, {"RPT", double(rpt[route])},
              {"NORM", norm ? 1.0 : 0.0}, {"EPI", gemv_glu ? 1.0 + fu.act : fu.res >= 0 ? 1.0 : 0.0},
              {"XQ", double(xq)}, {"XB", xq == 2 ? double(K / 32) : 1.0}}, {}};
   };
@@ -173,7 +236,7 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   for (int r = 0; r < n_gemv; ++r) {
     const bool norm = fuse_gemv && fu.norm >= 0;
     xq[r] = want_xq == 2 && kBlockRows[r] > b.device().tuning().ggml_gemv_int8_staged_rows ? 1 : want_xq;
-    auto fits = [&] { return webgpu::PipelineCache::reflect(kq_spec(r, 2, norm)).workgroup_bytes <= smem; };
+    auto fits = [&] { return webgpu::PipelineCache::reflect(kq_spec(r, 2, norm, wtype, wtype)).workgroup_bytes <= smem; };
     if (xq[r] == 2 && !fits() && rpt[r] > 1) {
       const uint32_t policy_rpt = rpt[r];
       rpt[r] = 1;
@@ -182,9 +245,15 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
     if (xq[r] == 2 && !fits()) xq[r] = 1;
     gemv_norm[r] = norm && xq[r] != 1;
   }
-  auto gemv_spec = [&](int route) -> webgpu::KernelSpec {
-    if (!blocks) return {"ops/linear/gemv_ggml.wgsl", "main", {{"WTYPE", double(wtype)}}, {}};
-    return kq_spec(route, xq[route], gemv_norm[route]);
+  // A two-type stack runs as one GEMV dispatch (WTYPE2) where both parts fit one binding and the first part's rows
+  // are whole workgroups on every route; else one dispatch per segment.
+  uint32_t max_rpt = 1;
+  for (int r = 0; r < n_gemv; ++r) max_rpt = std::max(max_rpt, rpt[r]);
+  const bool one_gemv = blocks && mixed && segs.size() == 2 && stack.bytes <= max_binding &&
+                        stack.parts[0].rows % (8 * max_rpt) == 0;
+  auto gemv_spec = [&](int route, int64_t wt, int64_t wt2) -> webgpu::KernelSpec {
+    if (!blocks) return {"ops/linear/gemv_ggml.wgsl", "main", {{"WTYPE", double(wt)}}, {}};
+    return kq_spec(route, xq[route], gemv_norm[route], wt, wt2);
   };
   const Binding x = Binding::tensor(b.arg(0)), out = Binding::tensor(b.arg(oi));
   const Binding bias = has_bias ? Binding::tensor(b.arg(4)) : x;  // unused binding when there is no bias
@@ -201,11 +270,13 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   const Binding gemm_x = xn ? Binding(*xn) : x;
   const Binding gemv_out = y && !gemv_glu ? Binding(*y) : out, gemm_out = y ? Binding(*y) : out;
   const Binding gemm_bias = fu.res >= 0 ? res : bias;
-  const webgpu::KernelSpec gemm_spec{"ops/linear/gemm_big.wgsl", "main", {{"B_MODE", 2}, {"WTYPE", double(wtype)}}, {}};
+  auto gemm_spec = [](int64_t wt) -> webgpu::KernelSpec {
+    return {"ops/linear/gemm_big.wgsl", "main", {{"B_MODE", 2}, {"WTYPE", double(wt)}}, {}};
+  };
   const GemmConfig big_cfg = gemm_big_config();
   const int64_t gemv_max_rows = b.device().tuning().gemv_max_rows;
   const uint32_t mmq_min_tiles =
-      b.device().has_packed_dot() && ggml_mmq_type(wtype) ? b.device().tuning().gemm.mmq_ggml_min_tiles : 0;
+      b.device().has_packed_dot() && all_mmq ? b.device().tuning().gemm.mmq_ggml_min_tiles : 0;
   const bool has_mmq = mmq_min_tiles > 0;
   // The block-format kernel keeps the 256-invocation tiles and no pipeline unless WGRT_GEMM_MMQ_TILE forces a tile
   // (H200 run 23: the pipeline measured slower here, Q4_K_M pp512 11,196 vs 12,759; 128 invocations unmeasured).
@@ -215,7 +286,8 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
     mmq_tile.wg = 256;
   }
   const GemmConfig mmq_cfg = has_mmq ? gemm_mmq_config(mmq_tile) : GemmConfig{};
-  if (has_mmq) check_mmq_fits(b.device(), gemm_mmq_ggml_kernel(wtype, mmq_tile));
+  if (has_mmq)
+    for (const GgmlStackPart& pt : stack.parts) check_mmq_fits(b.device(), gemm_mmq_ggml_kernel(pt.wtype, mmq_tile));
   // Routes of a side dispatch (in_gemv: whether each GEMV route fuses it): every route (-1) when no GEMV route
   // fuses it, else each GEMV route that does not and each GEMM route's group (the f32 GEMM, the int8 GEMM), one
   // dispatch per route.
@@ -242,24 +314,41 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
     q8_u = b.uniform<Q8Params>();
     for (int rt : q8_routes) q8_d.push_back(b.dispatch(quantize_q8_kernel(true), {gemm_x, qa, da, q8_u}, rt));
   }
-  struct Part {
-    int64_t n0, rows;
-    UniformRef u, gu;
+  auto seg_binding = [&](const Segment& sg) {
+    return segs.size() == 1 ? Binding::tensor(b.arg(1)) : Binding::tensor_range(b.arg(1), sg.offset, sg.size);
+  };
+  // The GEMV dispatches: one over both segments (one_gemv), else one per segment.
+  struct GemvPart {
+    Segment a;
+    std::optional<Segment> b2;  // the second type's rows (one_gemv)
+    UniformRef u;
     std::vector<DispatchRef> d;  // per GEMV route
+  };
+  std::vector<GemvPart> gemvs;
+  for (size_t i = 0; i < segs.size(); ++i) {
+    GemvPart gp{segs[i], std::nullopt, b.uniform<Params>(), {}};
+    Binding wb = seg_binding(segs[i]);
+    if (one_gemv) gp.b2 = segs[1], wb = Binding::tensor(b.arg(1));
+    const int64_t wt2 = gp.b2 ? gp.b2->wtype : gp.a.wtype;
+    for (int route = 0; route < n_gemv; ++route)
+      gp.d.push_back(blocks ? b.dispatch(gemv_spec(route, gp.a.wtype, wt2), {gemv_x(route), wb, bias, gemv_out, gp.u, nw, res, qa, da, wb}, route)
+                            : b.dispatch(gemv_spec(route, gp.a.wtype, wt2), {x, wb, bias, out, gp.u}, route));
+    gemvs.push_back(gp);
+    if (one_gemv) break;
+  }
+  struct GemmPart {
+    Segment s;
+    UniformRef gu;
     DispatchRef gd, md;
   };
-  std::vector<Part> parts;
-  for (const GgmlRowChunk& c : chunks) {
-    const Binding wb = chunks.size() == 1 ? Binding::tensor(b.arg(1)) : Binding::tensor_range(b.arg(1), c.offset, c.size);
-    const UniformRef u = b.uniform<Params>();
-    Part part{c.row0, c.rows, u, {}, {}, {}, {}};
-    for (int route = 0; route < n_gemv; ++route)
-      part.d.push_back(blocks ? b.dispatch(gemv_spec(route), {gemv_x(route), wb, bias, gemv_out, u, nw, res, qa, da, wb}, route)
-                              : b.dispatch(gemv_spec(route), {x, wb, bias, out, u}, route));
-    if (has_gemm || has_mmq) part.gu = b.uniform<GemmParams>();
-    if (has_gemm) part.gd = b.dispatch(gemm_spec, {gemm_x, wb, x, gemm_bias, gemm_out, part.gu}, gemm_route);
-    if (has_mmq) part.md = b.dispatch(gemm_mmq_ggml_kernel(wtype, mmq_tile), {qa, wb, gemm_bias, gemm_out, part.gu, da}, mmq_route);
-    parts.push_back(part);
+  std::vector<GemmPart> gemms;
+  for (const Segment& sg : segs) {
+    if (!has_gemm && !has_mmq) break;
+    GemmPart gp{sg, b.uniform<GemmParams>(), {}, {}};
+    const Binding wb = seg_binding(sg);
+    if (has_gemm) gp.gd = b.dispatch(gemm_spec(sg.wtype), {gemm_x, wb, x, gemm_bias, gemm_out, gp.gu}, gemm_route);
+    if (has_mmq) gp.md = b.dispatch(gemm_mmq_ggml_kernel(sg.wtype, mmq_tile), {qa, wb, gemm_bias, gemm_out, gp.gu, da}, mmq_route);
+    gemms.push_back(gp);
   }
   if (fu.act) for (int rt : side_routes(glu_in)) glus.push_back(add_side_glu(b, fu.act, *y, out, rt));
   b.on_resize([=](ResizeContext& r) {
@@ -278,24 +367,29 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
       r.set_uniform(q8_u, Q8Params{uint32_t(uint64_t(M) * uint64_t(K) / 32), 0, 0, 0});
       for (const DispatchRef& d : q8_d) r.set_invocations(d, uint64_t(M) * uint64_t(K) / 32);
     }
-    for (const Part& p : parts) {
-      // Rows of W per workgroup; with the GLU inside, half of them gate and half up rows of as many outputs.
-      const uint32_t wg_rows = 8 * (blocks && route < n_gemv ? rpt[route] : 1), wg_outs = gemv_glu ? wg_rows / 2 : wg_rows;
-      const uint32_t nwg = uint32_t(((gemv_glu ? Nout : p.rows) + wg_outs - 1) / wg_outs);
-      r.set_uniform(p.u, Params{uint32_t(p.rows), uint32_t(K), has_bias, uint32_t(p.n0), nwg,
-                                uint32_t(gemv_glu ? Nout : N), uint32_t(row_bytes), uint32_t(M), fu.eps});
-      const uint32_t layers = uint32_t(std::max<int64_t>((M + rows_per_layer - 1) / rows_per_layer, 1));
+    // Rows of W per workgroup; with the GLU inside, half of them gate and half up rows of as many outputs.
+    const uint32_t wg_rows = 8 * (blocks && route < n_gemv ? rpt[route] : 1), wg_outs = gemv_glu ? wg_rows / 2 : wg_rows;
+    const uint32_t layers = uint32_t(std::max<int64_t>((M + rows_per_layer - 1) / rows_per_layer, 1));
+    for (const GemvPart& p : gemvs) {
+      const int64_t rows = p.a.rows + (p.b2 ? p.b2->rows : 0);
+      const uint32_t nwg_a = uint32_t(((gemv_glu ? Nout : p.a.rows) + wg_outs - 1) / wg_outs);
+      const uint32_t nwg = p.b2 ? nwg_a + uint32_t((p.b2->rows + wg_rows - 1) / wg_rows) : nwg_a;
+      Params u{uint32_t(rows), uint32_t(K), has_bias, uint32_t(p.a.n0), nwg, uint32_t(gemv_glu ? Nout : N),
+               uint32_t(p.a.row_bytes), uint32_t(M), fu.eps, uint32_t(rows), 0xffffffffu, 0, 0};
+      if (p.b2) u.n_split = uint32_t(p.a.rows), u.wg_split = nwg_a, u.off2 = uint32_t(p.b2->offset), u.row_bytes2 = uint32_t(p.b2->row_bytes);
+      r.set_uniform(p.u, u);
       for (int i = 0; i < n_gemv; ++i) r.set_workgroups(p.d[size_t(i)], i == route ? nwg : 0, layers);
-      if (!has_gemm && !has_mmq) continue;
+    }
+    for (const GemmPart& p : gemms) {
       GemmParams g;
       g.M = uint32_t(M);
-      g.N = uint32_t(p.rows);
+      g.N = uint32_t(p.s.rows);
       g.K = uint32_t(K);
       g.a_sm = uint32_t(K);
-      g.b_sn = uint32_t(row_bytes);
-      g.c_off = uint32_t(p.n0);
+      g.b_sn = uint32_t(p.s.row_bytes);
+      g.c_off = uint32_t(p.s.n0);
       g.c_sm = uint32_t(N);
-      g.bias_off = uint32_t(p.n0);
+      g.bias_off = uint32_t(p.s.n0);
       g.has_bias = has_bias || fu.res >= 0;
       if (fu.res >= 0) g.bias_sm = uint32_t(N);  // the residual as the bias term: row m of [M, N]
       r.set_uniform(p.gu, g);

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace wgrt::ops {
@@ -35,5 +36,22 @@ struct GgmlRowChunk {
   uint64_t offset = 0, size = 0;
 };
 std::vector<GgmlRowChunk> ggml_row_chunks(int64_t rows, uint64_t row_bytes, uint64_t max_binding_bytes);
+
+// A weight stacked from parts of different types along N (wgrt.linear_ggml's wtype argument as the int list
+// [type_0, rows_0, type_1, rows_1]; a Q4_K_M layer's [Wq; Wk] in Q4_K with Wv in Q6_K): part i holds rows
+// row0 .. row0 + rows - 1 of W, each K / block_elems blocks of its type (row_bytes bytes), from byte `offset` of the
+// buffer: part 0 at 0, every next part at the end of the one before rounded up to 256 bytes
+// (minStorageBufferOffsetAlignment, so each part can be bound alone). `bytes`: the buffer's size in whole u32 words
+// (bytes). Throws InvalidArgument (naming the part) for a type ggml_gpu_block() does not list, K not a positive
+// multiple of its block size, or a part of no rows. Any thread.
+struct GgmlStackPart {
+  int64_t wtype = 0, row0 = 0, rows = 0;
+  uint64_t offset = 0, row_bytes = 0;
+};
+struct GgmlStack {
+  std::vector<GgmlStackPart> parts;
+  uint64_t bytes = 0;
+};
+GgmlStack ggml_stack_layout(const std::vector<std::pair<int64_t, int64_t>>& type_rows, int64_t K);
 
 }  // namespace wgrt::ops
