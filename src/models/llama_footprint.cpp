@@ -78,6 +78,8 @@ LlamaFootprint llama_footprint(const WeightSource& w, const LlamaGraphOptions& o
   for (int t = 0; t < (c.swa_layers.empty() ? 1 : 2); ++t) {
     add(t ? "rope_swa.cos" : "rope.cos", C * uint64_t(c.head_dim / 2) * 4, true, true);
     add(t ? "rope_swa.sin" : "rope.sin", C * uint64_t(c.head_dim / 2) * 4, true, true);
+    // wgrt.linear_ggml_rope_qkv's cos | sin table, counted whether or not the layer body takes that op (an upper bound).
+    add(t ? "rope_swa.cos_sin" : "rope.cos_sin", C * uint64_t(c.head_dim) * 4, true, true);
   }
   // Flash attention keeps no score buffer; split-KV decode keeps <= 64 partials of (D + 2) floats per head.
   // Gemma's soft-capped / sliding-window attention runs on the scores-in-scratch kernel ([S * n_heads, C] f32).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <map>
 #include <optional>
 #include <tuple>
 
@@ -274,6 +275,22 @@ class Builder {
             g().constant(n + ".sin", DType::F32, {C, half}, ConstantData::from_vector(std::move(rt.sin)))};
   }
 
+  // The RoPE table of wgrt.linear_ggml_rope_qkv: [C, D] with cos in columns 0 .. D/2 and sin after (one binding
+  // of its kernel instead of two), made on first use.
+  ValueId rope_cos_sin(int C, bool swa) {
+    if (auto it = cos_sin_.find(swa); it != cos_sin_.end()) return it->second;
+    ops::RopeTables rt = rope_tables_for(C, rope_frequencies(cfg_, C, swa));
+    const size_t half = size_t(cfg_.head_dim / 2);
+    std::vector<float> both;
+    both.reserve(rt.cos.size() * 2);
+    for (size_t r = 0; r < size_t(C); ++r) {
+      both.insert(both.end(), rt.cos.begin() + long(r * half), rt.cos.begin() + long((r + 1) * half));
+      both.insert(both.end(), rt.sin.begin() + long(r * half), rt.sin.begin() + long((r + 1) * half));
+    }
+    return cos_sin_[swa] = g().constant(swa ? "rope_swa.cos_sin" : "rope.cos_sin", DType::F32, {C, 2 * int64_t(half)},
+                                        ConstantData::from_vector(std::move(both)));
+  }
+
   ValueId binary(const char* op, ValueId a, ValueId b, const std::string& label, bool alpha) {
     ValueId y = g().tensor(DType::F32, g().tensor_at(a).max_dims, label);
     if (alpha) g().op(op, {a, b, g().real(1.0), y}, label);
@@ -352,12 +369,21 @@ class Builder {
       if (wqkv) {
         // One linear over the stack; RoPE and the cache write in one dispatch; the SDPA reads the caches.
         const ValueId bias = stacked_bias(qkv_names, p + (v_apart ? "attn_qk.bias" : "attn_qkv.bias"));
-        const ValueId y = fuse ? fused(x, *wqkv, bias, p + "attn_norm", -1, 0, p + "attn_qkv")
-                               : linear(h, *wqkv, bias, p + "attn_qkv");
-        const ValueId vin = v_apart ? qkv("attn_v") : g().none();
         qr = g().tensor(DType::F32, {1, S, Hq, hd}, p + "q_rope");
-        g().op("wgrt.rope_qkv_cache.default", {y, rope ? fcos : g().none(), rope ? fsin : g().none(), pos,
-               g().int_value(Hq), g().int_value(Hkv), g().boolean(!cfg_.rope_interleaved), vin, kc, vc, qr}, p + "rope_qkv");
+        if (fuse && !v_apart && wqkv->wtype >= 0 && std::holds_alternative<NoneValue>(g().value(bias))) {
+          // Block formats without biases: RoPE and the cache write in the GEMV's epilogue (one dispatch in decode).
+          const ValueId none = g().none();
+          g().op("wgrt.linear_ggml_rope_qkv.default",
+                 {x, wqkv->weight, wtype_arg(*wqkv), g().int_value(wqkv->n), vector(p + "attn_norm"), g().real(cfg_.rms_eps),
+                  rope ? fcos : none, rope ? fsin : none, rope ? rope_cos_sin(C, swa) : none, pos, g().int_value(Hq),
+                  g().int_value(Hkv), g().boolean(!cfg_.rope_interleaved), kc, vc, qr}, p + "attn_qkv");
+        } else {
+          const ValueId y = fuse ? fused(x, *wqkv, bias, p + "attn_norm", -1, 0, p + "attn_qkv")
+                                 : linear(h, *wqkv, bias, p + "attn_qkv");
+          const ValueId vin = v_apart ? qkv("attn_v") : g().none();
+          g().op("wgrt.rope_qkv_cache.default", {y, rope ? fcos : g().none(), rope ? fsin : g().none(), pos,
+                 g().int_value(Hq), g().int_value(Hkv), g().boolean(!cfg_.rope_interleaved), vin, kc, vc, qr}, p + "rope_qkv");
+        }
         k = v = kr = g().none();
       } else {
         q = view(qkv("attn_q"), {1, -1, Hq, hd}, p + "q_heads");
@@ -468,6 +494,7 @@ class Builder {
   const LlamaConfig& cfg_;
   const LlamaGraphOptions& o_;
   LlamaGraph& out_;
+  std::map<bool, ValueId> cos_sin_;  // rope_cos_sin by swa
   std::map<std::string, Matrix> mats_;
   std::map<std::string, ValueId> vecs_;
 };

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "formats/ggml_quant.h"
@@ -38,6 +39,12 @@ inline uint64_t next(uint64_t& s) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
+}
+
+inline const TypeInfo& type_info(GgmlType t) {
+  for (const TypeInfo& i : kTypes)
+    if (i.type == t) return i;
+  throw std::logic_error("no test type info");
 }
 
 // Random blocks for N rows of K elements.

@@ -50,12 +50,6 @@ struct Fused {
   std::vector<float> w, bias, nw;  // w as the src/formats decoders dequantize it
 };
 
-const test::TypeInfo& type_info(GgmlType t) {
-  for (const test::TypeInfo& i : test::kTypes)
-    if (i.type == t) return i;
-  throw std::logic_error("no test type");
-}
-
 // Second part of a two-type stack: rows c.N - rows2 .. c.N - 1 of W in type t2 (ops::ggml_stack_layout).
 struct Part2 {
   GgmlType t2;
@@ -71,7 +65,7 @@ Fused make_fused(GgmlType t, const Case& c, uint64_t seed, int64_t max_m = 11, s
   std::vector<uint32_t> words(st.bytes / 4, 0u);
   for (size_t i = 0; i < st.parts.size(); ++i) {
     const GgmlType ti = GgmlType(st.parts[i].wtype);
-    std::vector<uint8_t> raw = test::random_blocks(type_info(ti), st.parts[i].rows, c.K, seed + 31 * i);
+    std::vector<uint8_t> raw = test::random_blocks(test::type_info(ti), st.parts[i].rows, c.K, seed + 31 * i);
     const std::vector<float> wi = dequantize(ti, raw, uint64_t(st.parts[i].rows * c.K), "w");
     f.w.insert(f.w.end(), wi.begin(), wi.end());
     std::memcpy(reinterpret_cast<uint8_t*>(words.data()) + st.parts[i].offset, raw.data(), raw.size());

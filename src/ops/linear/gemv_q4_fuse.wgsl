@@ -14,61 +14,7 @@
 // m_row, the overrides TK, TR, RPT, and part : array<f32, >= TK * TR> (reused here for the norm's reduction).
 // This is a generic store hook: another GEMV kernel gets the same fusions by calling gemv_row / gemv_x4 /
 // gemv_store instead of indexing rows, x and out itself.
-override NORM : u32 = 0u;
-override EPI : u32 = 0u;
-
-var<private> x_inv : f32;  // NORM: 1 / rms of row m_row of x
-
-// Row of W held by row slot s (0 .. TR * RPT - 1) of workgroup wg (clamped: slots past the end compute a
-// duplicate that is never stored).
-fn gemv_row(wg : u32, s : u32) -> u32 {
-  let rows = TR * RPT;
-  if (EPI >= 2u) {
-    let half = rows / 2u;
-    let H = p.N / 2u;
-    return min(wg * half + s % half, H - 1u) + select(0u, H, s >= half);
-  }
-  return min(wg * rows + s, p.N - 1u);
-}
-
-// NORM: computes x_inv for row m_row (all invocations, uniform control flow; ends with a barrier).
-fn gemv_norm_begin(lid : u32) {
-  if (NORM == 0u) {
-    return;
-  }
-  let WGS = TK * TR;
-  let nv = p.K / 4u;
-  var s = 0.0;
-  for (var i = lid; i < nv; i += WGS) {
-    let v = x[m_row * nv + i];
-    s += dot(v, v);
-  }
-  part[lid] = s;
-  workgroupBarrier();
-  // Fold to a power of two, then a tree.
-  let P = 1u << (31u - countLeadingZeros(WGS));
-  if (lid < WGS - P) {
-    part[lid] += part[lid + P];
-  }
-  workgroupBarrier();
-  for (var h = P / 2u; h > 0u; h >>= 1u) {
-    if (lid < h) {
-      part[lid] += part[lid + h];
-    }
-    workgroupBarrier();
-  }
-  x_inv = 1.0 / sqrt(part[0] / f32(p.K) + p.eps);
-  workgroupBarrier();
-}
-
-// vec4 i (k = 4i .. 4i+3) of row m_row of x as the GEMV multiplies it.
-fn gemv_x4(i : u32) -> vec4<f32> {
-  let v = x[m_row * (p.K / 4u) + i];
-  if (NORM != 0u) {
-    return v * x_inv * nw[i];
-  }
-  return v;
-}
+#include "ops/linear/gemv_fuse_norm.wgsl"
 
 fn glu(g : f32, u : f32) -> f32 {
   if (EPI == 3u) {

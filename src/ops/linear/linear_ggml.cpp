@@ -34,6 +34,21 @@
 //       one dispatch in decode; otherwise, on the GEMM route and for a GLU over a weight split into binding
 //       chunks they are their own dispatches (rms_norm.wgsl, swiglu.wgsl) through scratch. The residual is the
 //       GEMV's epilogue (EPI 1) or the GEMM's bias term (row stride N).
+//   wgrt.linear_ggml_rope_qkv.default(x [1, S, K] f32, w, wtype, N, norm_weight [K] f32 | None, eps double,
+//                                     freqs_cos [C, D/2] | None, freqs_sin [C, D/2] | None, cos_sin [C, D] | None,
+//                                     input_pos Int | SymInt, n_heads Hq, n_kv_heads Hkv, hf Bool,
+//                                     k_cache [1, C_max, Hkv, D], v_cache [1, C_max, Hkv, D], q_out [1, S, Hq, D])
+//       the decoder layer's q/k/v: y = rms_norm?(x) @ [Wq; Wk; Wv]^T (N = (Hq + 2 Hkv) D rows, one type or a
+//       two-type stack), then what wgrt.rope_qkv_cache does with y (ops/rope/rope_qkv.cpp: q heads rotated into
+//       q_out, k heads rotated and v heads copied into the caches at rows input_pos + s; hf rotate-half pairs,
+//       else interleaved; the three tables None: no rotation). cos_sin holds each position's cos then sin row
+//       (the GEMV epilogue reads one binding). On the GEMV routes RoPE and the cache write are the epilogue of
+//       gemv_kq_rope.wgsl (one dispatch in decode; rows of W per invocation lowered until a workgroup's row pairs
+//       fit: N and, rotate-half, D / 2 whole multiples); where none fits (or a stack needs several GEMV
+//       dispatches), and on the GEMM routes, the projection goes to scratch and rope_qkv.wgsl follows. No bias.
+//       Errors: build-time shape mismatches (InvalidArgument); at execute input_pos < 0 or input_pos + S past
+//       the cache or the tables (LimitError naming the node; nothing written, the graph usable).
+// Build and resize run on the graph's build / execute thread.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -50,6 +65,7 @@
 #include "ops/linear/gemm.h"
 #include "ops/linear/linear_fusion.h"
 #include "ops/linear/linear_ggml.h"
+#include "ops/rope/rope_qkv.h"
 #include "webgpu/device.h"
 #include "webgpu/pipeline_cache.h"
 
@@ -152,15 +168,75 @@ std::vector<std::pair<int64_t, int64_t>> weight_parts(OpBuilder& b, int64_t N) {
   return v;
 }
 
+struct RopeParams {  // gemv_kq_rope.wgsl's RopeParams
+  uint32_t pos, hq, hkv, c_max;
+};
+WGRT_UNIFORM(RopeParams, pos, hq, hkv, c_max);
+
+enum class Kind { Plain, Fused, RopeQkv };
+// wgrt.linear_ggml_rope_qkv's arguments.
+enum RopeArg : size_t { RX, RW, RWTYPE, RN, RNORM, REPS, RCOS, RSIN, RCS, RPOS, RHQ, RHKV, RHF, RKC, RVC, RQOUT, RNARGS };
+
 // One binding range of one weight type: rows n0 .. n0 + rows - 1 of W.
 struct Segment {
   int64_t wtype, n0, rows;
   uint64_t offset, size, row_bytes;
 };
 
-void build_linear_ggml(OpBuilder& b, bool fused_op) {
-  const size_t oi = fused_op ? 9 : 5;
-  b.check_args(fused_op ? 10 : 6);
+// wgrt.linear_ggml_rope_qkv: the norm weight (f32 [K] or None) and eps as a Fusion (no residual, no GLU).
+Fusion rope_fusion(OpBuilder& b, const Dims& xd) {
+  Fusion fu;
+  fu.eps = float(b.real_arg(REPS));
+  b.check(fu.eps >= 0, "eps {} must be >= 0", fu.eps);
+  if (!b.is_none(RNORM)) {
+    b.check_dtype(RNORM, DType::F32);
+    b.check(b.tensor(RNORM).dims == Dims{xd.back()}, "norm_weight '{}' {} must be [{}]", b.tensor(RNORM).name,
+            dims_str(b.tensor(RNORM).dims), xd.back());
+    fu.norm = int(RNORM);
+  }
+  return fu;
+}
+
+struct RopeShape {
+  int64_t hq, hkv, D, c_max, rows;  // rows: positions the cache and the tables hold
+  bool hf, rotate;
+};
+RopeShape rope_shape(OpBuilder& b, const Dims& xd, int64_t N) {
+  RopeShape r{};
+  r.hq = b.int_arg(RHQ), r.hkv = b.int_arg(RHKV), r.hf = b.bool_arg(RHF), r.rotate = !b.is_none(RCOS);
+  b.check(r.hq > 0 && r.hkv > 0 && r.hq % r.hkv == 0, "head counts {} / {}: Hq must be a positive multiple of Hkv", r.hq, r.hkv);
+  for (size_t i : {RKC, RVC}) {
+    b.check_dtype(i, DType::F32);
+    b.check_rank(i, 4, 4);
+  }
+  const Dims kc = b.tensor(RKC).dims;
+  b.check(kc == b.tensor(RVC).dims && kc[0] == 1 && kc[2] == r.hkv, "caches {} / {} must be [1, C_max, Hkv = {}, D]",
+          dims_str(kc), dims_str(b.tensor(RVC).dims), r.hkv);
+  r.D = kc[3], r.c_max = kc[1], r.rows = kc[1];
+  b.check(r.D > 0 && r.D % 2 == 0 && N == (r.hq + 2 * r.hkv) * r.D, "N = {} must be (Hq + 2 Hkv) * D = ({} + 2 * {}) * {}", N,
+          r.hq, r.hkv, r.D);
+  b.check(xd.size() == 3 && xd[0] == 1, "x {} must be [1, S, K]", dims_str(xd));
+  b.check(b.tensor(RQOUT).dims == Dims{1, xd[1], r.hq, r.D}, "q_out {} must be [1, {}, {}, {}]",
+          dims_str(b.tensor(RQOUT).dims), xd[1], r.hq, r.D);
+  if (r.rotate) {
+    for (size_t i : {RCOS, RSIN, RCS}) {
+      b.check(!b.is_none(i), "the RoPE tables cos, sin and cos_sin must all be given or all None");
+      b.check_dtype(i, DType::F32);
+    }
+    const Dims c = b.tensor(RCOS).dims;
+    b.check(c.size() == 2 && c[1] == r.D / 2 && c == b.tensor(RSIN).dims && b.tensor(RCS).dims == Dims{c[0], r.D},
+            "RoPE tables cos {} / sin {} / cos_sin {} must be [C, D/2], [C, D/2], [C, D] (D = {})", dims_str(c),
+            dims_str(b.tensor(RSIN).dims), dims_str(b.tensor(RCS).dims), r.D);
+    r.rows = std::min(r.rows, c[0]);
+  }
+  b.int_arg(RPOS);
+  return r;
+}
+
+void build_linear_ggml(OpBuilder& b, Kind kind) {
+  const bool fused_op = kind != Kind::Plain, rope = kind == Kind::RopeQkv;
+  const size_t oi = rope ? RQOUT : fused_op ? 9 : 5;
+  b.check_args(rope ? RNARGS : fused_op ? 10 : 6);
   b.check_dtype(0, DType::F32);
   b.check_dtype(oi, DType::F32);
   b.check_rank(0, 1, 8);
@@ -179,7 +255,7 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   b.check(w.dtype == DType::U32 && w.dims.size() == 1 && uint64_t(w.dims[0]) == stack.bytes / 4,
           "weight '{}' must be u32 [{}] (N {} rows of {} bytes{}, padded to words), got {} {}", w.name, stack.bytes / 4, N,
           stack.parts[0].row_bytes, mixed ? " and more in the second part" : "", dtype_name(w.dtype), dims_str(w.dims));
-  const bool has_bias = !b.is_none(4);
+  const bool has_bias = !rope && !b.is_none(4);
   if (has_bias) {
     b.check_dtype(4, DType::F32);
     b.check(b.tensor(4).dims == Dims{N}, "bias '{}' {} must be [{}]", b.tensor(4).name, dims_str(b.tensor(4).dims), N);
@@ -203,12 +279,13 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   b.check(!fused_op || all_blocks_types,
           "weight type id {} has no fused kernel (Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K); use wgrt.linear_ggml",
           ggml_gemv_blocks_type(wtype) ? stack.parts.back().wtype : wtype);
-  const Fusion fu = fused_op ? fusion_args(b, xd, N) : Fusion{};
+  const Fusion fu = rope ? rope_fusion(b, xd) : fused_op ? fusion_args(b, xd, N) : Fusion{};
+  const std::optional<RopeShape> rs = rope ? std::optional<RopeShape>(rope_shape(b, xd, N)) : std::nullopt;
   b.check(!mixed || !fu.act, "a GLU pairs rows of one weight type; the stack has two");
   const int64_t Nout = fu.act ? N / 2 : N;
   const bool blocks = fused_op || (b.device().tuning().ggml_gemv_blocks && all_blocks_types);
   // Which fusions run inside the GEMV (the policy's fused_gemv; the GLU pairs rows of one unsplit weight).
-  const bool fuse_gemv = fused_op && b.device().tuning().fused_gemv;
+  const bool fuse_gemv = rope || (fused_op && b.device().tuning().fused_gemv);
   const bool gemv_glu = fuse_gemv && fu.act && segs.size() == 1;
   const int n_gemv = blocks ? 4 : 1, gemm_route = n_gemv;  // GEMV routes 0 .. n_gemv - 1, then the GEMM
   const int mmq_route = gemm_route + 1;                     // then the int8 GEMM
@@ -217,12 +294,28 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   uint32_t rule_rpt = 16;
   for (const GgmlStackPart& pt : stack.parts) rule_rpt = std::min(rule_rpt, b.device().tuning().ggml_gemv_rpt_for(pt.wtype, N));
   uint32_t rpt[4] = {1, 1, 1, 1};
-  for (int i = 0; i < 4; ++i) rpt[i] = blocks ? std::min(rule_rpt, 16 / kBlockRows[i]) : 1;
+  // RoPE in the GEMV's epilogue (gemv_kq_rope.wgsl) needs whole workgroups of pairs, within one head for rotate-half
+  // (rows / 2 dividing D / 2): rows of W per invocation are lowered until they fit; where even 1 does not (or the
+  // stack needs several GEMV dispatches, below), the GEMV routes write the projection and rope_qkv.wgsl follows.
+  auto rope_fits = [&](uint32_t r) { return N % (8 * r) == 0 && (!rs->hf || rs->D / 2 % (4 * r) == 0); };
+  bool rope_epi = rope && b.device().limits().maxStorageBuffersPerShaderStage >= 10;  // gemv_kq_rope.wgsl binds 10
+  for (int i = 0; i < 4; ++i) {
+    rpt[i] = blocks ? std::min(rule_rpt, 16 / kBlockRows[i]) : 1;
+    while (rope && rpt[i] > 1 && !rope_fits(rpt[i])) rpt[i] /= 2;
+    if (rope && !rope_fits(rpt[i])) rope_epi = false;
+  }
   auto kq_spec = [&](int route, uint32_t xq, bool norm, int64_t wt, int64_t wt2) -> webgpu::KernelSpec {
-    return {"ops/linear/gemv_kq.wgsl", "main",
+    webgpu::KernelSpec k{"ops/linear/gemv_kq.wgsl", "main",
             {{"WTYPE", double(wt)}, {"WTYPE2", double(wt2)}, {"MB", double(kBlockRows[route])}, {"RPT", double(rpt[route])},
              {"NORM", norm ? 1.0 : 0.0}, {"EPI", gemv_glu ? 1.0 + fu.act : fu.res >= 0 ? 1.0 : 0.0},
              {"XQ", double(xq)}, {"XB", xq == 2 ? double(K / 32) : 1.0}}, {}};
+    if (rope_epi) {
+      k.shader = "ops/linear/gemv_kq_rope.wgsl";
+      for (auto& [name, v] : k.constants)
+        if (name == "EPI") v = rs->hf ? 4.0 : 5.0;
+      k.constants.insert(k.constants.end(), {{"RHALF", double(rs->D / 2)}, {"ROTATE", rs->rotate ? 1.0 : 0.0}});
+    }
+    return k;
   };
   // gemv_kq's x per GEMV route (the policy's ggml_gemv_int8 where the device has packed int8 dot products): 0 f32,
   // 1 int8 from the quantize pass (the norm then its own dispatch: the pass reads the normalized x), 2 int8 staged
@@ -251,6 +344,7 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   for (int r = 0; r < n_gemv; ++r) max_rpt = std::max(max_rpt, rpt[r]);
   const bool one_gemv = blocks && mixed && segs.size() == 2 && stack.bytes <= max_binding &&
                         stack.parts[0].rows % (8 * max_rpt) == 0;
+  if (segs.size() > 1 && !one_gemv) rope_epi = false;
   auto gemv_spec = [&](int route, int64_t wt, int64_t wt2) -> webgpu::KernelSpec {
     if (!blocks) return {"ops/linear/gemv_ggml.wgsl", "main", {{"WTYPE", double(wt)}}, {}};
     return kq_spec(route, xq[route], gemv_norm[route], wt, wt2);
@@ -265,10 +359,11 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   std::optional<ScratchRef> xn, y;
   if (fu.norm >= 0) xn = b.scratch(uint64_t(max_m * K) * 4, "normalized x");
   if (fu.act) y = b.scratch(uint64_t(max_m * N) * 4, "gate and up");
+  if (rope) y = b.scratch(uint64_t(max_m * N) * 4, "q/k/v before RoPE");  // the GEMM routes' output
   std::vector<SideDispatch> norms, glus;
   auto gemv_x = [&](int route) { return xn && !gemv_norm[route] ? Binding(*xn) : x; };
   const Binding gemm_x = xn ? Binding(*xn) : x;
-  const Binding gemv_out = y && !gemv_glu ? Binding(*y) : out, gemm_out = y ? Binding(*y) : out;
+  const Binding gemv_out = y && !gemv_glu && !rope_epi ? Binding(*y) : out, gemm_out = y ? Binding(*y) : out;
   const Binding gemm_bias = fu.res >= 0 ? res : bias;
   auto gemm_spec = [](int64_t wt) -> webgpu::KernelSpec {
     return {"ops/linear/gemm_big.wgsl", "main", {{"B_MODE", 2}, {"WTYPE", double(wt)}}, {}};
@@ -317,6 +412,7 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
   auto seg_binding = [&](const Segment& sg) {
     return segs.size() == 1 ? Binding::tensor(b.arg(1)) : Binding::tensor_range(b.arg(1), sg.offset, sg.size);
   };
+  const UniformRef rope_u = rope_epi ? b.uniform<RopeParams>() : UniformRef{};
   // The GEMV dispatches: one over both segments (one_gemv), else one per segment.
   struct GemvPart {
     Segment a;
@@ -330,9 +426,16 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
     Binding wb = seg_binding(segs[i]);
     if (one_gemv) gp.b2 = segs[1], wb = Binding::tensor(b.arg(1));
     const int64_t wt2 = gp.b2 ? gp.b2->wtype : gp.a.wtype;
-    for (int route = 0; route < n_gemv; ++route)
-      gp.d.push_back(blocks ? b.dispatch(gemv_spec(route, gp.a.wtype, wt2), {gemv_x(route), wb, bias, gemv_out, gp.u, nw, res, qa, da, wb}, route)
-                            : b.dispatch(gemv_spec(route, gp.a.wtype, wt2), {x, wb, bias, out, gp.u}, route));
+    for (int route = 0; route < n_gemv; ++route) {
+      const webgpu::KernelSpec k = gemv_spec(route, gp.a.wtype, wt2);
+      if (rope_epi)  // gemv_kq_rope.wgsl: the table at 2, q_out at 3, the caches at 6 and 10, its uniform at 11
+        gp.d.push_back(b.dispatch(k, {gemv_x(route), wb, rs->rotate ? Binding::tensor(b.arg(RCS)) : x, out, gp.u, nw,
+                                      Binding::tensor(b.arg(RKC)), qa, da, wb, Binding::tensor(b.arg(RVC)), rope_u}, route));
+      else if (blocks)
+        gp.d.push_back(b.dispatch(k, {gemv_x(route), wb, bias, gemv_out, gp.u, nw, res, qa, da, wb}, route));
+      else
+        gp.d.push_back(b.dispatch(k, {x, wb, bias, out, gp.u}, route));
+    }
     gemvs.push_back(gp);
     if (one_gemv) break;
   }
@@ -351,12 +454,32 @@ void build_linear_ggml(OpBuilder& b, bool fused_op) {
     gemms.push_back(gp);
   }
   if (fu.act) for (int rt : side_routes(glu_in)) glus.push_back(add_side_glu(b, fu.act, *y, out, rt));
+  // RoPE and the cache write after the GEMM routes, and after the GEMV routes where their epilogue does not have it.
+  std::vector<RopeQkvDispatch> ropes;
+  for (int rt = 0; rope && rt <= mmq_route; ++rt) {
+    if ((rt < n_gemv && rope_epi) || (rt == gemm_route && !has_gemm) || (rt == mmq_route && !has_mmq)) continue;
+    auto tab = [&](size_t i) { return rs->rotate ? std::optional<Binding>(Binding::tensor(b.arg(i))) : std::nullopt; };
+    ropes.push_back(add_rope_qkv(b, *y, tab(RCOS), tab(RSIN), std::nullopt, out, Binding::tensor(b.arg(RKC)),
+                                 Binding::tensor(b.arg(RVC)), rs->hf, rt));
+  }
   b.on_resize([=](ResizeContext& r) {
     Dims d = r.tensor(0).dims;
     if (d.empty() || d.back() != K)
       r.fail("x '{}' has live dims {}; the last dim must stay {} (K)", r.tensor(0).name, dims_str(d), K);
     const int64_t M = numel(d) / K;
-    r.set_dims(oi, resize_fusion(r, fu, norms, glus, d, N));
+    if (rope) {
+      const int64_t pos = r.int_arg(RPOS);
+      if (d.size() != 3 || d[0] != 1) r.fail("live x {} must be [1, S, {}]", dims_str(d), K);
+      if (pos < 0 || pos + M > rs->rows)
+        throw LimitError(r.where() + fmt::format("input_pos {} + {} tokens exceeds the cache / RoPE table length (context) {}",
+                                                 pos, M, rs->rows));
+      resize_fusion(r, fu, norms, glus, d, N);
+      r.set_dims(oi, {1, M, rs->hq, rs->D});
+      if (rope_epi) r.set_uniform(rope_u, RopeParams{uint32_t(pos), uint32_t(rs->hq), uint32_t(rs->hkv), uint32_t(rs->c_max)});
+      for (const RopeQkvDispatch& rd : ropes) set_rope_qkv(r, rd, 1, M, pos, rs->hq, rs->hkv, rs->D, rs->c_max, false);
+    } else {
+      r.set_dims(oi, resize_fusion(r, fu, norms, glus, d, N));
+    }
     const uint64_t tiles = div_up(uint64_t(M), 128) * div_up(uint64_t(N), 128);
     const bool mmq = has_mmq && M > gemv_max_rows && tiles >= mmq_min_tiles;
     const bool gemm = !mmq && has_gemm && M > gemv_max_rows;
@@ -413,10 +536,13 @@ void register_linear_ggml_ops(OpRegistry& r) {
   const std::vector<std::string> kernels = {"ops/linear/gemv_ggml.wgsl:main", "ops/linear/gemv_kq.wgsl:main",
                                             "ops/linear/gemm_big.wgsl:main", "ops/linear/gemm_mmq_ggml.wgsl:main",
                                             "ops/linear/quantize_q8.wgsl:main"};
-  r.add({"wgrt.linear_ggml.default", [](OpBuilder& b) { build_linear_ggml(b, false); }, kernels, true});
+  r.add({"wgrt.linear_ggml.default", [](OpBuilder& b) { build_linear_ggml(b, Kind::Plain); }, kernels, true});
   std::vector<std::string> fused = kernels;
   fused.insert(fused.end(), {"ops/norm/rms_norm.wgsl:main", "ops/elementwise/swiglu.wgsl:main"});
-  r.add({"wgrt.linear_ggml_fused.default", [](OpBuilder& b) { build_linear_ggml(b, true); }, fused, true});
+  r.add({"wgrt.linear_ggml_fused.default", [](OpBuilder& b) { build_linear_ggml(b, Kind::Fused); }, fused, true});
+  std::vector<std::string> roped = fused;
+  roped.insert(roped.end(), {"ops/linear/gemv_kq_rope.wgsl:main", "ops/rope/rope_qkv.wgsl:main"});
+  r.add({"wgrt.linear_ggml_rope_qkv.default", [](OpBuilder& b) { build_linear_ggml(b, Kind::RopeQkv); }, roped, true});
 }
 
 }  // namespace wgrt::ops

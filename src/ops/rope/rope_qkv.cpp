@@ -15,18 +15,35 @@
 // f32; the caches are graph State tensors, written in place.
 // Errors: build-time shape/dtype mismatches (InvalidArgument); at execute, input_pos < 0 or input_pos + S beyond
 // the cache or the RoPE tables (LimitError naming the node; nothing is written, the graph stays usable).
+#include "ops/rope/rope_qkv.h"
+
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
 #include "ops/families.h"
 
 namespace wgrt::ops {
 
-namespace {
+RopeQkvDispatch add_rope_qkv(OpBuilder& b, Binding qkv, std::optional<Binding> cos, std::optional<Binding> sin,
+                             std::optional<Binding> vin, Binding q_out, Binding k_cache, Binding v_cache, bool hf,
+                             int route) {
+  const bool rotate = cos.has_value();
+  RopeQkvDispatch r;
+  r.u = b.uniform<RopeQkvParams>();
+  r.d = b.dispatch({"ops/rope/rope_qkv.wgsl", "main", {{"HF", hf ? 1.0 : 0.0}, {"ROTATE", rotate ? 1.0 : 0.0}}, {}},
+                   {qkv, rotate ? *cos : qkv, rotate ? *sin : qkv, vin ? *vin : qkv, q_out, k_cache, v_cache, r.u},
+                   route);
+  return r;
+}
 
-struct RopeQkvParams {  // rope_qkv.wgsl's Params
-  uint32_t pairs, half, hq, hkv, seq, pos, c_max, vsep;
-};
-WGRT_UNIFORM(RopeQkvParams, pairs, half, hq, hkv, seq, pos, c_max, vsep);
+void set_rope_qkv(ResizeContext& r, const RopeQkvDispatch& d, int64_t B, int64_t S, int64_t pos, int64_t hq, int64_t hkv,
+                  int64_t D, int64_t c_max, bool vsep) {
+  const RopeQkvParams p{uint32_t(B * S * (hq + 2 * hkv) * D / 2), uint32_t(D / 2), uint32_t(hq), uint32_t(hkv),
+                        uint32_t(std::max<int64_t>(S, 1)), uint32_t(pos), uint32_t(c_max), vsep ? 1u : 0u};
+  r.set_uniform(d.u, p);
+  r.set_invocations(d.d, p.pairs);
+}
+
+namespace {
 
 enum Arg : size_t { QKV, COS, SIN, POS, HQ, HKV, HF, VIN, KC, VC, QOUT, NARGS };
 
@@ -63,11 +80,12 @@ void build_rope_qkv(OpBuilder& b) {
     table_rows = std::min(table_rows, fc[0]);
   }
   b.int_arg(POS);
-  UniformRef params = b.uniform<RopeQkvParams>();
   const Binding q = Binding::tensor(b.arg(QKV));
-  DispatchRef d = b.dispatch({"ops/rope/rope_qkv.wgsl", "main", {{"HF", hf ? 1.0 : 0.0}, {"ROTATE", rotate ? 1.0 : 0.0}}, {}},
-                             {q, rotate ? Binding::tensor(b.arg(COS)) : q, rotate ? Binding::tensor(b.arg(SIN)) : q,
-                              vsep ? Binding::tensor(b.arg(VIN)) : q, Binding::tensor(b.arg(QOUT)), Binding::tensor(b.arg(KC)), Binding::tensor(b.arg(VC)), params});
+  const RopeQkvDispatch d = add_rope_qkv(b, q, rotate ? std::optional<Binding>(Binding::tensor(b.arg(COS))) : std::nullopt,
+                                         rotate ? std::optional<Binding>(Binding::tensor(b.arg(SIN))) : std::nullopt,
+                                         vsep ? std::optional<Binding>(Binding::tensor(b.arg(VIN))) : std::nullopt,
+                                         Binding::tensor(b.arg(QOUT)), Binding::tensor(b.arg(KC)), Binding::tensor(b.arg(VC)),
+                                         hf, -1);
   b.on_resize([=](ResizeContext& r) {
     const Dims x = r.tensor(QKV).dims;
     if (x.size() != 3 || x[2] != W || x[0] != kc[0]) r.fail("live qkv {} must be [{}, S, {}]", dims_str(x), kc[0], W);
@@ -78,10 +96,7 @@ void build_rope_qkv(OpBuilder& b) {
       throw LimitError(r.where() + fmt::format("input_pos {} + {} tokens exceeds the cache / RoPE table length (context) {}",
                                                pos, x[1], table_rows));
     r.set_dims(QOUT, {x[0], x[1], hq, D});
-    const RopeQkvParams p{uint32_t(x[0] * x[1] * (hq + 2 * hkv) * D / 2), uint32_t(D / 2), uint32_t(hq), uint32_t(hkv),
-                          uint32_t(std::max<int64_t>(x[1], 1)), uint32_t(pos), uint32_t(kc[1]), vsep ? 1u : 0u};
-    r.set_uniform(params, p);
-    r.set_invocations(d, p.pairs);
+    set_rope_qkv(r, d, x[0], x[1], pos, hq, hkv, D, kc[1], vsep);
   });
 }
 

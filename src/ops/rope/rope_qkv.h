@@ -1,0 +1,31 @@
+// The rope_qkv.wgsl dispatch of wgrt.rope_qkv_cache (rope_qkv.cpp), for ops that run it as a side dispatch of their
+// own (wgrt.linear_ggml_rope_qkv on its GEMM routes: the projection in scratch, then this). Build thread only.
+#pragma once
+#include <optional>
+
+#include "graph/op_builder.h"
+#include "graph/uniform_layout.h"
+
+namespace wgrt::ops {
+
+struct RopeQkvParams {  // rope_qkv.wgsl's Params
+  uint32_t pairs, half, hq, hkv, seq, pos, c_max, vsep;
+};
+WGRT_UNIFORM(RopeQkvParams, pairs, half, hq, hkv, seq, pos, c_max, vsep);
+
+struct RopeQkvDispatch {
+  DispatchRef d;
+  UniformRef u;
+};
+
+// One rope_qkv.wgsl dispatch in route group `route` (-1: every route): qkv [B, S, (Hq + 2 Hkv) D] (or (Hq + Hkv) D
+// with the v heads from vin [B, S, Hkv D]), tables cos / sin [C, D/2] (nullopt: no rotation), hf rotate-half pairs,
+// else interleaved; writes q_out and the caches. Sized by set_rope_qkv.
+RopeQkvDispatch add_rope_qkv(OpBuilder& b, Binding qkv, std::optional<Binding> cos, std::optional<Binding> sin,
+                             std::optional<Binding> vin, Binding q_out, Binding k_cache, Binding v_cache, bool hf,
+                             int route);
+// Its parameters for B * S tokens at input_pos pos (the caller checked pos + S against the cache and tables).
+void set_rope_qkv(ResizeContext& r, const RopeQkvDispatch& d, int64_t B, int64_t S, int64_t pos, int64_t hq, int64_t hkv,
+                  int64_t D, int64_t c_max, bool vsep);
+
+}  // namespace wgrt::ops
