@@ -213,11 +213,13 @@ struct Tuning {
   uint64_t max_binding_bytes = 0;  // weights are split along N into bindings of at most this many bytes
   // wgrt.linear_q4gsw_fused and wgrt.linear_ggml_fused on the GEMV route (M <= gemv_max_rows): RMSNorm and GLU
   // inside the GEMV dispatch (gemv_q4_fuse.wgsl's hooks); off: the norm and the GLU run as their own dispatches
-  // (the residual stays in the GEMV), and Llm builds the unfused layer body.
+  // (the residual stays in the GEMV), and Llm builds the unfused layer body (so wgrt.linear_ggml_rope_qkv, whose
+  // GEMV routes always keep the norm inside where x is not int8 from a quantize pass, is not built).
   bool fused_gemv = true;
   // The decoder layer's q/k/v as one GEMV over the stacked weight [Wq; Wk; Wv], then wgrt.rope_qkv_cache (RoPE of q
   // and k and the KV-cache write in one dispatch; the SDPA then skips its cache write): 2 dispatches instead of
-  // 3 GEMVs + RoPE + cache write, where the three weights stack (LlamaGraphOptions::fuse_qkv).
+  // 3 GEMVs + RoPE + cache write, where the three weights stack (LlamaGraphOptions::fuse_qkv); in the fused body
+  // block formats without biases take wgrt.linear_ggml_rope_qkv instead (1 dispatch).
   bool fused_qkv = true;
   // ---- attention (ops/attention) ----
   // llama.sdpa_with_kv_cache (flash attention, ops/attention/sdpa.cpp plan_flash):

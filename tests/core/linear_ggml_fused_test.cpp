@@ -284,10 +284,11 @@ TEST(LinearGgmlFused, Int8GemvRoute) {
 // Two-type stacks (wtype [t0, rows0, t1, rows1]; the decoder's [Wq; Wk; Wv] of a Q4_K_M layer whose attn_v is
 // Q6_K): one gemv_kq dispatch (WTYPE2) when the first part's rows are whole workgroups (64 rows: 8 x RPT for every
 // RPT up to 8), one dispatch per part otherwise (40 rows); the second part odd (37, 21 rows) so its last workgroup
-// is partial. Pairs: Q4_K / Q6_K (both K-quant chunk layouts), Q8_0 / Q5_K (a 32-element type first, its 34-byte
-// rows then padded to the second part's 256-byte offset), Q6_K / Q4_K (the 16-byte-aligned vec4 reads of the int8
-// Q4_K chunk in the second part). Norm + bias (q/k/v) and the residual epilogue, rows of x 1 .. 11 (all four GEMV
-// routes and the GEMM or two-layer route); f32 x, and int8 x staged (mode 2) with the int8 rounding bound.
+// is partial. Pairs: Q4_K / Q6_K (both K-quant chunk layouts), Q8_0 / Q5_K (a 32-element type first), Q6_K / Q4_K
+// (64 rows of 630 bytes end 128 bytes short of the second part's 256-byte offset, so that offset is not the rows'
+// end; and the 16-byte-aligned vec4 reads of the int8 Q4_K chunk in the second part). Norm + bias (q/k/v) and the
+// residual epilogue, rows of x 1 .. 11 (all four GEMV routes and the GEMM or two-layer route); f32 x, and int8 x
+// staged (mode 2) with the int8 rounding bound.
 TEST(LinearGgmlFused, TwoTypeStackMatchesTheComposition) {
   struct Stack {
     GgmlType t, t2;
@@ -302,10 +303,10 @@ TEST(LinearGgmlFused, TwoTypeStackMatchesTheComposition) {
       for (int kind = 0; kind < 2; ++kind) {
         const int64_t N = sk.rows1 + sk.rows2;
         const Case c = kind == 0 ? Case{768, N, true, false, true, 0} : Case{768, N, false, true, false, 0};
-        // Kept few for lavapipe's pipeline compiles: the residual case on the first stack only; Q6_K / Q4_K (whose
-        // second part differs from Q4_K first only in the int8 chunk's vec4 reads) and Q4_K / Q6_K in mode 2.
+        // Kept few for lavapipe's pipeline compiles: the residual case on the first stack only; Q4_K / Q6_K and
+        // Q6_K / Q4_K in mode 2.
         if (kind == 1 && (mode || &sk != &stacks[0])) continue;
-        if (mode ? sk.rows1 != 64 || sk.t == GgmlType::Q8_0 : sk.t == GgmlType::Q6_K) continue;
+        if (mode && (sk.rows1 != 64 || sk.t == GgmlType::Q8_0)) continue;
         webgpu::Tuning tun = tuned(true, mode);
         tun.gemm.mmq_ggml_min_tiles = 0;
         Fused f;
@@ -404,4 +405,5 @@ TEST(LinearGgmlFused, BadArgumentsGiveClearErrors) {
   expect_error<InvalidArgument>([&] { build_list({12, 2, 14, 2}, 0, 4, 232); }, "must be u32 [233]");
   expect_error<InvalidArgument>([&] { build_list({12, 2, 2, 2}, 0, 4, 200); }, "weight type id 2 has no fused kernel");
   expect_error<InvalidArgument>([&] { build_list({12, 2, 99, 2}, 0, 4, 200); }, "weight part 1: type id 99 has no GPU kernel");
+  expect_error<InvalidArgument>([&] { build_list({12, 2, 12, 2}, 0, 4, 200); }, "the two weight parts have the same type 12");
 }

@@ -3,8 +3,9 @@
 // GEMM and rope_qkv.wgsl on the GEMM routes) on a real adapter against a plain C++ reference: tref::rms_norm, a
 // double GEMV over the weights as src/formats decodes them, ref::rope (the double formula) and ref::cache_write.
 // Cases: rotate-half (EPI 4: pairs 32 rows apart in one workgroup) and interleaved pairs (EPI 5), NoPE (no
-// tables), one type and a two-type stack (Q4_K q/k with Q6_K v), a head dim whose half (8) makes the op lower its
-// rows per invocation, one (12) whose half fits no workgroup of pairs (the GEMV then rope_qkv.wgsl), 1, 3, 8 and 11 tokens (the four GEMV routes and the GEMM or two-layer route), positions 0,
+// tables), one type and a two-type stack (Q4_K q/k with Q6_K v), N 48 (head dim 12: a workgroup's run of pairs
+// crosses heads; CPU adapters lower 4 rows of W per invocation to 2), N 30 (no workgroup of pairs fits: the GEMV
+// then rope_qkv.wgsl), 1, 3, 8 and 11 tokens (the four GEMV routes and the GEMM or two-layer route), positions 0,
 // odd and the last slots, int8 x staged (mode 2), the GEMM routes forced (f32 tiled and int8), the context limit
 // (LimitError, caches untouched, the graph usable) and bad arguments.
 // Tolerance per output element: 2e-5 * (m_a + m_b) + 1e-5 (m: the sum over k of |h_k W_nk| of the two rows a
@@ -199,9 +200,10 @@ TEST(LinearGgmlRope, MatchesNormLinearRopeAndCacheWrite) {
   const Spec specs[] = {
       {GgmlType::Q4_K, std::nullopt, 768, 4, 2, 64, 40, true, true},             // rotate-half, pairs 32 apart
       {GgmlType::Q4_K, GgmlType::Q6_K, 512, 6, 2, 32, 40, false, true},          // interleaved, two-type stack
-      {GgmlType::Q8_0, std::nullopt, 96, 4, 2, 16, 40, true, false},             // NoPE; D / 2 = 8 lowers RPT
+      {GgmlType::Q8_0, std::nullopt, 96, 4, 2, 16, 40, true, false},             // NoPE
       {GgmlType::Q8_0, std::nullopt, 96, 4, 2, 16, 40, true, true},              // the same with RoPE
-      {GgmlType::Q8_0, std::nullopt, 64, 2, 1, 12, 40, true, true},              // D / 2 = 6: no epilogue fits
+      {GgmlType::Q8_0, std::nullopt, 64, 2, 1, 12, 40, true, true},              // N 48: runs of pairs cross heads
+      {GgmlType::Q8_0, std::nullopt, 64, 3, 1, 6, 40, true, true},               // N 30: no epilogue fits
   };
   uint32_t seed = 10;
   for (const Spec& s : specs) {
@@ -215,8 +217,10 @@ TEST(LinearGgmlRope, MatchesNormLinearRopeAndCacheWrite) {
     int64_t pos = 0;
     for (int64_t M : {3, 1, 8, 11, 1}) {
       run_and_check(r, M, pos, seed++, fmt::format("{} M {} pos {}", what, M, pos));
-      // One dispatch; two (the GEMV, then rope_qkv.wgsl) where no workgroup of pairs fits half a head.
-      if (M == 1) EXPECT_EQ(r.exe->dispatch_count(true), s.D / 2 % 4 == 0 ? 1u : 2u) << what;
+      // One dispatch; two (the GEMV, then rope_qkv.wgsl) where N is no whole number of workgroups even at 1 row of
+      // W per invocation (8 rows).
+      const int64_t N = (s.Hq + 2 * s.Hkv) * s.D;
+      if (M == 1) EXPECT_EQ(r.exe->dispatch_count(true), N % 8 == 0 ? 1u : 2u) << what;
       pos += M + 2;
     }
     run_and_check(r, 3, s.C - 3, seed++, what + " last slots");
@@ -265,7 +269,7 @@ TEST(LinearGgmlRope, ContextLimitLeavesTheCachesAndTheGraphUsable) {
     r = make(s, 5);
   }
   run_and_check(r, 3, 0, 6, "before");
-  const std::vector<float> k0 = r.exe->read_f32(r.kc);
+  const std::vector<float> k0 = r.exe->read_f32(r.kc), v0 = r.exe->read_f32(r.vc);
   std::vector<float> x(size_t(2 * s.K), 0.5f);
   r.exe->set_input(r.x, {1, 2, s.K}, std::span<const float>(x));
   std::vector<int32_t> pv = {int32_t(s.C - 1)};
@@ -277,6 +281,7 @@ TEST(LinearGgmlRope, ContextLimitLeavesTheCachesAndTheGraphUsable) {
     EXPECT_NE(std::string(e.what()).find("exceeds the cache / RoPE table length (context) 24"), std::string::npos) << e.what();
   }
   EXPECT_EQ(r.exe->read_f32(r.kc), k0);
+  EXPECT_EQ(r.exe->read_f32(r.vc), v0);
   run_and_check(r, 1, 3, 7, "after");
 }
 

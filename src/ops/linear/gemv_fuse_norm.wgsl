@@ -1,9 +1,10 @@
 // The row map and the inline RMSNorm of the fused GEMV kernels (included by gemv_q4_fuse.wgsl, which adds the
 // store hook, and by gemv_kq_rope.wgsl, which stores through its own): NORM, EPI, x_inv, gemv_row, gemv_norm_begin,
 // gemv_x4 as gemv_q4_fuse.wgsl describes them; EPI 4 (gemv_kq_rope.wgsl, Hugging Face rotate-half RoPE) pairs
-// element i of a head with element i + RHALF in one workgroup: its first half of row slots takes RHALF-aligned runs
-// of first-half elements, the second half their partners (RHALF a multiple of half the workgroup's rows); EPI 5
-// (interleaved pairs) keeps the plain map, whose slots 2j and 2j + 1 are a pair.
+// element i < RHALF of a head with element i + RHALF in one workgroup: pairs are numbered over all heads (head
+// pair / RHALF, element pair % RHALF), the workgroup's first half of row slots takes its run of pairs' first
+// elements, the second half their partners (a run may cross heads); EPI 5 (interleaved pairs) keeps the plain map,
+// whose slots 2j and 2j + 1 are a pair.
 // The includer declares x : array<vec4<f32>>, nw : array<vec4<f32>>, p (N, K, eps), the overrides TK, TR, RPT,
 // m_row and part : array<f32, >= TK * TR>.
 override NORM : u32 = 0u;

@@ -293,7 +293,7 @@ fn kq_partials(wg : u32, z : u32, lid : u32) {
   for (var m = 0u; m < 8u; m++) {
     xoff[m] = min(m0 + m, p.M - 1u) * k4;
   }
-  let second = WTYPE2 != WTYPE && wg >= p.wg_split;  // uniform per workgroup
+  let second = wg >= p.wg_split;  // uniform per workgroup (0xffffffff: one part)
   for (var i = 0u; i < RPT; i++) {
     let n = gemv_row(wg, r + TR * i);
     rbase[i] = select(n * p.row_bytes, p.off2 + (n - p.n_split) * p.row_bytes2, second);

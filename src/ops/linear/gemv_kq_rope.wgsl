@@ -10,8 +10,7 @@
 // rotate-half; gemv_fuse_norm.wgsl's row map puts both in one workgroup) or (x[2i], x[2i + 1]) (EPI 5, Meta
 // interleaved), cos and sin of pair j from row r.pos + m of cs ([C_max, D]: cos in 0 .. D/2, sin in D/2 .. D).
 // Replaces a GEMV over [Wq; Wk; Wv] and a rope_qkv dispatch. No bias. The host guarantees r.pos + M <= the cache
-// rows and the table rows, N = (Hq + 2 Hkv) D a whole number of workgroups and RHALF a multiple of half of one's
-// rows (EPI 4). Storage bindings: 10 (the WebGPU limit this engine asks lavapipe for).
+// rows and the table rows, and N = (Hq + 2 Hkv) D a whole number of workgroups. Storage bindings: 10 (the WebGPU limit this engine asks lavapipe for).
 #include "ops/linear/gemv_kq_body.wgsl"
 
 struct RopeParams {

@@ -165,6 +165,8 @@ std::vector<std::pair<int64_t, int64_t>> weight_parts(OpBuilder& b, int64_t N) {
   int64_t rows = 0;
   for (size_t i = 0; i < l.size(); i += 2) v.push_back({l[i], l[i + 1]}), rows += l[i + 1];
   b.check(rows == N, "the weight parts' rows sum to {}, not N = {}", rows, N);
+  b.check(v.size() == 1 || v[0].first != v[1].first, "the two weight parts have the same type {}: give one part of {} rows",
+          v[0].first, N);
   return v;
 }
 
@@ -204,6 +206,8 @@ struct RopeShape {
 RopeShape rope_shape(OpBuilder& b, const Dims& xd, int64_t N) {
   RopeShape r{};
   r.hq = b.int_arg(RHQ), r.hkv = b.int_arg(RHKV), r.hf = b.bool_arg(RHF), r.rotate = !b.is_none(RCOS);
+  b.check(b.is_none(RSIN) != r.rotate && b.is_none(RCS) != r.rotate,
+          "the RoPE tables cos, sin and cos_sin must all be given or all None");
   b.check(r.hq > 0 && r.hkv > 0 && r.hq % r.hkv == 0, "head counts {} / {}: Hq must be a positive multiple of Hkv", r.hq, r.hkv);
   for (size_t i : {RKC, RVC}) {
     b.check_dtype(i, DType::F32);
@@ -213,16 +217,13 @@ RopeShape rope_shape(OpBuilder& b, const Dims& xd, int64_t N) {
   b.check(kc == b.tensor(RVC).dims && kc[0] == 1 && kc[2] == r.hkv, "caches {} / {} must be [1, C_max, Hkv = {}, D]",
           dims_str(kc), dims_str(b.tensor(RVC).dims), r.hkv);
   r.D = kc[3], r.c_max = kc[1], r.rows = kc[1];
-  b.check(r.D > 0 && r.D % 2 == 0 && N == (r.hq + 2 * r.hkv) * r.D, "N = {} must be (Hq + 2 Hkv) * D = ({} + 2 * {}) * {}", N,
-          r.hq, r.hkv, r.D);
+  b.check(r.D > 0 && r.D % 2 == 0, "head dim {} (the caches' last dim) must be even", r.D);
+  b.check(N == (r.hq + 2 * r.hkv) * r.D, "N = {} must be (Hq + 2 Hkv) * D = ({} + 2 * {}) * {}", N, r.hq, r.hkv, r.D);
   b.check(xd.size() == 3 && xd[0] == 1, "x {} must be [1, S, K]", dims_str(xd));
   b.check(b.tensor(RQOUT).dims == Dims{1, xd[1], r.hq, r.D}, "q_out {} must be [1, {}, {}, {}]",
           dims_str(b.tensor(RQOUT).dims), xd[1], r.hq, r.D);
   if (r.rotate) {
-    for (size_t i : {RCOS, RSIN, RCS}) {
-      b.check(!b.is_none(i), "the RoPE tables cos, sin and cos_sin must all be given or all None");
-      b.check_dtype(i, DType::F32);
-    }
+    for (size_t i : {RCOS, RSIN, RCS}) b.check_dtype(i, DType::F32);
     const Dims c = b.tensor(RCOS).dims;
     b.check(c.size() == 2 && c[1] == r.D / 2 && c == b.tensor(RSIN).dims && b.tensor(RCS).dims == Dims{c[0], r.D},
             "RoPE tables cos {} / sin {} / cos_sin {} must be [C, D/2], [C, D/2], [C, D] (D = {})", dims_str(c),
@@ -277,8 +278,8 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
   }
 
   b.check(!fused_op || all_blocks_types,
-          "weight type id {} has no fused kernel (Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K); use wgrt.linear_ggml",
-          ggml_gemv_blocks_type(wtype) ? stack.parts.back().wtype : wtype);
+          "weight type id {} has no fused kernel (Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K); use wgrt.linear_ggml{}",
+          ggml_gemv_blocks_type(wtype) ? stack.parts.back().wtype : wtype, rope ? " and wgrt.rope_qkv_cache" : "");
   const Fusion fu = rope ? rope_fusion(b, xd) : fused_op ? fusion_args(b, xd, N) : Fusion{};
   const std::optional<RopeShape> rs = rope ? std::optional<RopeShape>(rope_shape(b, xd, N)) : std::nullopt;
   b.check(!mixed || !fu.act, "a GLU pairs rows of one weight type; the stack has two");
@@ -294,15 +295,15 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
   uint32_t rule_rpt = 16;
   for (const GgmlStackPart& pt : stack.parts) rule_rpt = std::min(rule_rpt, b.device().tuning().ggml_gemv_rpt_for(pt.wtype, N));
   uint32_t rpt[4] = {1, 1, 1, 1};
-  // RoPE in the GEMV's epilogue (gemv_kq_rope.wgsl) needs whole workgroups of pairs, within one head for rotate-half
-  // (rows / 2 dividing D / 2): rows of W per invocation are lowered until they fit; where even 1 does not (or the
-  // stack needs several GEMV dispatches, below), the GEMV routes write the projection and rope_qkv.wgsl follows.
-  auto rope_fits = [&](uint32_t r) { return N % (8 * r) == 0 && (!rs->hf || rs->D / 2 % (4 * r) == 0); };
+  // RoPE in the GEMV's epilogue (gemv_kq_rope.wgsl) needs N a whole number of workgroups (of pairs): rows of W per
+  // invocation are lowered until it is; where even 1 does not fit (or the stack needs several GEMV dispatches,
+  // below), the GEMV routes write the projection and rope_qkv.wgsl follows.
+  auto rope_fits = [&](uint32_t r) { return N % (8 * r) == 0; };
   bool rope_epi = rope && b.device().limits().maxStorageBuffersPerShaderStage >= 10;  // gemv_kq_rope.wgsl binds 10
   for (int i = 0; i < 4; ++i) {
     rpt[i] = blocks ? std::min(rule_rpt, 16 / kBlockRows[i]) : 1;
-    while (rope && rpt[i] > 1 && !rope_fits(rpt[i])) rpt[i] /= 2;
-    if (rope && !rope_fits(rpt[i])) rope_epi = false;
+    while (rope_epi && rpt[i] > 1 && !rope_fits(rpt[i])) rpt[i] /= 2;
+    if (rope_epi && !rope_fits(rpt[i])) rope_epi = false;
   }
   auto kq_spec = [&](int route, uint32_t xq, bool norm, int64_t wt, int64_t wt2) -> webgpu::KernelSpec {
     webgpu::KernelSpec k{"ops/linear/gemv_kq.wgsl", "main",
@@ -354,12 +355,16 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
   const Binding res = fu.res >= 0 ? Binding::tensor(b.arg(size_t(fu.res))) : x;
   const Binding nw = fu.norm >= 0 ? Binding::tensor(b.arg(size_t(fu.norm))) : x;
   const bool has_gemm = gemm_config(b.device()).kind == GemmConfig::Kind::Tiled;
+  const uint32_t mmq_min_tiles =
+      b.device().has_packed_dot() && all_mmq ? b.device().tuning().gemm.mmq_ggml_min_tiles : 0;
+  const bool has_mmq = mmq_min_tiles > 0;
   // The norm and the GLU as their own dispatches through scratch (routes: side_routes below).
   const int64_t max_m = numel(xd) / K;
   std::optional<ScratchRef> xn, y;
   if (fu.norm >= 0) xn = b.scratch(uint64_t(max_m * K) * 4, "normalized x");
   if (fu.act) y = b.scratch(uint64_t(max_m * N) * 4, "gate and up");
-  if (rope) y = b.scratch(uint64_t(max_m * N) * 4, "q/k/v before RoPE");  // the GEMM routes' output
+  if (rope && (!rope_epi || has_gemm || has_mmq))
+    y = b.scratch(uint64_t(max_m * N) * 4, "q/k/v before RoPE");  // the routes that run rope_qkv.wgsl after them
   std::vector<SideDispatch> norms, glus;
   auto gemv_x = [&](int route) { return xn && !gemv_norm[route] ? Binding(*xn) : x; };
   const Binding gemm_x = xn ? Binding(*xn) : x;
@@ -370,9 +375,6 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
   };
   const GemmConfig big_cfg = gemm_big_config();
   const int64_t gemv_max_rows = b.device().tuning().gemv_max_rows;
-  const uint32_t mmq_min_tiles =
-      b.device().has_packed_dot() && all_mmq ? b.device().tuning().gemm.mmq_ggml_min_tiles : 0;
-  const bool has_mmq = mmq_min_tiles > 0;
   // The block-format kernel keeps the 256-invocation tiles and no pipeline unless WGRT_GEMM_MMQ_TILE forces a tile
   // (H200 run 23: the pipeline measured slower here, Q4_K_M pp512 11,196 vs 12,759; 128 invocations unmeasured).
   webgpu::MmqTile mmq_tile = b.device().tuning().gemm_mmq_tile(max_m, N);
