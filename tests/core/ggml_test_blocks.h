@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "formats/ggml_quant.h"
@@ -73,6 +74,27 @@ inline std::vector<uint8_t> random_blocks(const TypeInfo& t, int64_t N, int64_t 
     }
   }
   return b;
+}
+
+// Random blocks for a weight stacked from (type, rows) parts of K columns: the op's u32 words, each part where
+// ops::ggml_stack_layout places it (part i from random_blocks with seed + 31 i), and W [sum rows, K] as the
+// src/formats decoders dequantize it.
+struct StackedBlocks {
+  std::vector<uint32_t> words;
+  std::vector<float> w;
+};
+inline StackedBlocks random_stack(const std::vector<std::pair<int64_t, int64_t>>& type_rows, int64_t K, uint64_t seed) {
+  const ops::GgmlStack st = ops::ggml_stack_layout(type_rows, K);
+  StackedBlocks r;
+  r.words.assign(st.bytes / 4, 0u);
+  for (size_t i = 0; i < st.parts.size(); ++i) {
+    const GgmlType t = GgmlType(st.parts[i].wtype);
+    const std::vector<uint8_t> raw = random_blocks(type_info(t), st.parts[i].rows, K, seed + 31 * i);
+    const std::vector<float> wi = dequantize(t, raw, uint64_t(st.parts[i].rows * K), "w");
+    r.w.insert(r.w.end(), wi.begin(), wi.end());
+    std::memcpy(reinterpret_cast<uint8_t*>(r.words.data()) + st.parts[i].offset, raw.data(), raw.size());
+  }
+  return r;
 }
 
 // wgrt.linear_ggml.default over random blocks of type t, W [N, K] (w: its C++ dequantization), x [<= max_m, K],

@@ -60,16 +60,10 @@ Fused make_fused(GgmlType t, const Case& c, uint64_t seed, int64_t max_m = 11, s
   const int64_t rows1 = p2 ? c.N - p2->rows2 : c.N;
   std::vector<std::pair<int64_t, int64_t>> type_rows = {{int64_t(t), rows1}};
   if (p2) type_rows.push_back({int64_t(p2->t2), p2->rows2});
-  const ops::GgmlStack st = ops::ggml_stack_layout(type_rows, c.K);
+  test::StackedBlocks sb = test::random_stack(type_rows, c.K, seed);
   Fused f;
-  std::vector<uint32_t> words(st.bytes / 4, 0u);
-  for (size_t i = 0; i < st.parts.size(); ++i) {
-    const GgmlType ti = GgmlType(st.parts[i].wtype);
-    std::vector<uint8_t> raw = test::random_blocks(test::type_info(ti), st.parts[i].rows, c.K, seed + 31 * i);
-    const std::vector<float> wi = dequantize(ti, raw, uint64_t(st.parts[i].rows * c.K), "w");
-    f.w.insert(f.w.end(), wi.begin(), wi.end());
-    std::memcpy(reinterpret_cast<uint8_t*>(words.data()) + st.parts[i].offset, raw.data(), raw.size());
-  }
+  f.w = std::move(sb.w);
+  std::vector<uint32_t> words = std::move(sb.words);
   Graph g;
   f.x = g.input("x", DType::F32, {max_m, c.K});
   const int64_t nwords = int64_t(words.size());

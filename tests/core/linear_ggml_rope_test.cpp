@@ -61,15 +61,9 @@ RopeLinear make(const Spec& s, uint64_t seed, int64_t s_max = 11) {
   r.N = (s.Hq + 2 * s.Hkv) * s.D;
   std::vector<std::pair<int64_t, int64_t>> parts = {{int64_t(s.t), s.t_v ? (s.Hq + s.Hkv) * s.D : r.N}};
   if (s.t_v) parts.push_back({int64_t(*s.t_v), s.Hkv * s.D});
-  const ops::GgmlStack st = ops::ggml_stack_layout(parts, s.K);
-  std::vector<uint32_t> words(st.bytes / 4, 0u);
-  for (size_t i = 0; i < st.parts.size(); ++i) {
-    const GgmlType ti = GgmlType(st.parts[i].wtype);
-    std::vector<uint8_t> raw = test::random_blocks(test::type_info(ti), st.parts[i].rows, s.K, seed + 17 * i);
-    const std::vector<float> wi = dequantize(ti, raw, uint64_t(st.parts[i].rows * s.K), "w");
-    r.w.insert(r.w.end(), wi.begin(), wi.end());
-    std::memcpy(reinterpret_cast<uint8_t*>(words.data()) + st.parts[i].offset, raw.data(), raw.size());
-  }
+  test::StackedBlocks sb = test::random_stack(parts, s.K, seed);
+  r.w = std::move(sb.w);
+  std::vector<uint32_t> words = std::move(sb.words);
   r.nw = tref::random_floats(size_t(s.K), uint32_t(seed) + 2, 0.5f, 1.5f);
   Graph g;
   r.x = g.input("x", DType::F32, {1, s_max, s.K});

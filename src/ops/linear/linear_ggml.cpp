@@ -43,9 +43,9 @@
 //       q_out, k heads rotated and v heads copied into the caches at rows input_pos + s; hf rotate-half pairs,
 //       else interleaved; the three tables None: no rotation). cos_sin holds each position's cos then sin row
 //       (the GEMV epilogue reads one binding). On the GEMV routes RoPE and the cache write are the epilogue of
-//       gemv_kq_rope.wgsl (one dispatch in decode; rows of W per invocation lowered until a workgroup's row pairs
-//       fit: N and, rotate-half, D / 2 whole multiples); where none fits (or a stack needs several GEMV
-//       dispatches), and on the GEMM routes, the projection goes to scratch and rope_qkv.wgsl follows. No bias.
+//       gemv_kq_rope.wgsl (one dispatch in decode; rows of W per invocation lowered until N is whole workgroups of
+//       row pairs); where none fits (or a stack needs several GEMV dispatches, or the device binds fewer than 10
+//       storage buffers), and on the GEMM routes, the projection goes to scratch and rope_qkv.wgsl follows. No bias.
 //       Errors: build-time shape mismatches (InvalidArgument); at execute input_pos < 0 or input_pos + S past
 //       the cache or the tables (LimitError naming the node; nothing written, the graph usable).
 // Build and resize run on the graph's build / execute thread.
@@ -472,9 +472,7 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
     if (rope) {
       const int64_t pos = r.int_arg(RPOS);
       if (d.size() != 3 || d[0] != 1) r.fail("live x {} must be [1, S, {}]", dims_str(d), K);
-      if (pos < 0 || pos + M > rs->rows)
-        throw LimitError(r.where() + fmt::format("input_pos {} + {} tokens exceeds the cache / RoPE table length (context) {}",
-                                                 pos, M, rs->rows));
+      check_rope_positions(r, pos, M, rs->rows);
       resize_fusion(r, fu, norms, glus, d, N);
       r.set_dims(oi, {1, M, rs->hq, rs->D});
       if (rope_epi) r.set_uniform(rope_u, RopeParams{uint32_t(pos), uint32_t(rs->hq), uint32_t(rs->hkv), uint32_t(rs->c_max)});

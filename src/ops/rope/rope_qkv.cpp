@@ -43,6 +43,12 @@ void set_rope_qkv(ResizeContext& r, const RopeQkvDispatch& d, int64_t B, int64_t
   r.set_invocations(d.d, p.pairs);
 }
 
+void check_rope_positions(const ResizeContext& r, int64_t pos, int64_t S, int64_t rows) {
+  if (pos < 0 || pos + S > rows)
+    throw LimitError(r.where() + fmt::format("input_pos {} + {} tokens exceeds the cache / RoPE table length (context) {}",
+                                             pos, S, rows));
+}
+
 namespace {
 
 enum Arg : size_t { QKV, COS, SIN, POS, HQ, HKV, HF, VIN, KC, VC, QOUT, NARGS };
@@ -92,9 +98,7 @@ void build_rope_qkv(OpBuilder& b) {
     if (vsep && r.tensor(VIN).dims != Dims{x[0], x[1], hkv * D})
       r.fail("live v {} must be [{}, {}, {}]", dims_str(r.tensor(VIN).dims), x[0], x[1], hkv * D);
     const int64_t pos = r.int_arg(POS);
-    if (pos < 0 || pos + x[1] > table_rows)
-      throw LimitError(r.where() + fmt::format("input_pos {} + {} tokens exceeds the cache / RoPE table length (context) {}",
-                                               pos, x[1], table_rows));
+    check_rope_positions(r, pos, x[1], table_rows);
     r.set_dims(QOUT, {x[0], x[1], hq, D});
     set_rope_qkv(r, d, x[0], x[1], pos, hq, hkv, D, kc[1], vsep);
   });

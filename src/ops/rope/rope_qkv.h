@@ -28,4 +28,8 @@ RopeQkvDispatch add_rope_qkv(OpBuilder& b, Binding qkv, std::optional<Binding> c
 void set_rope_qkv(ResizeContext& r, const RopeQkvDispatch& d, int64_t B, int64_t S, int64_t pos, int64_t hq, int64_t hkv,
                   int64_t D, int64_t c_max, bool vsep);
 
+// At resize: throws LimitError (naming the node) unless 0 <= pos and pos + S <= rows, the positions the caches and
+// the RoPE tables hold; called before anything is written, so a refused step leaves the graph usable.
+void check_rope_positions(const ResizeContext& r, int64_t pos, int64_t S, int64_t rows);
+
 }  // namespace wgrt::ops
