@@ -38,8 +38,9 @@
 //     an H200's 132: at M 512 a 128x128 grid has only 64 for N 2048 and 16 for N 512), else 64x128, else 64x64;
 //     2 blocks (64 k) per staged slice, block sums to f32 through the exponent bits (CVT 1). WGRT_GEMM_MMQ_TILE
 //     forces one, WGRT_GEMM_MMQ_TARGET moves the target.
-//   Decode/prefill attention: flash attention (no score buffer); decode splits the keys from 256 keys of
-//     context into >= 64-key chunks for ~512 workgroups on GPUs; CPU adapters: see for_device.
+//   Decode/prefill attention: flash attention (no score buffer); decode splits the keys from 128 keys of
+//     context into chunks of multiples of 64 keys for at most ~512 workgroups on GPUs (from 256 keys, 128-key
+//     chunks on CPU adapters): see for_device.
 //     Encoder attention: 64 MiB of score scratch.
 //   Prefill chunk (tokens per prefill execute, when the caller gives none): 512.
 //   Submit chunk (dispatches per submit within one execute): 0 = one submit per execute, on every adapter.
@@ -224,8 +225,8 @@ struct Tuning {
   // ---- attention (ops/attention) ----
   // llama.sdpa_with_kv_cache (flash attention, ops/attention/sdpa.cpp plan_flash):
   int64_t sdpa_split_min_context = 256;      // decode (S == 1) splits the keys from this many keys of context
-  int64_t sdpa_split_min_chunk = 128;        // ... into chunks of at least this many keys (one decode tile)
-  int64_t sdpa_split_target_workgroups = 512;  // ... enough chunks for about this many workgroups
+  int64_t sdpa_split_min_chunk = 128;        // ... into chunks of a multiple of this many keys (ops/attention/key_split.h)
+  int64_t sdpa_split_target_workgroups = 512;  // ... enough chunks for at most about this many workgroups
   int64_t sdpa_narrow_max_rows = 4;          // narrow blocks (4 rows) when S * Hq/Hkv <= this, else 16-row blocks
   bool sdpa_legacy = false;                  // scores-in-scratch route (sdpa.wgsl) where its scratch fits
   // Prefill (S > 1, D % 4 == 0, D <= sdpa_prefill_max_d): the register-blocked kernel (sdpa_flash_prefill.wgsl)

@@ -12,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "ops/attention/key_split.h"
 #include "sdpa_test_util.h"
 #include "wgrt/error.h"
 
@@ -132,16 +133,49 @@ TEST(SdpaDecode, TuningKnobs) {
   EXPECT_EQ(t.sdpa_split_min_chunk, 32);
   EXPECT_EQ(t.sdpa_split_target_workgroups, 1024);
   EXPECT_TRUE(t.sdpa_decode_kernel);
-  // The policy's own rule: GPUs split from 128 keys (chunks >= 64, ~128 workgroups), CPU adapters from 256.
+  // The policy's own rule: GPUs split from 128 keys (chunks of multiples of 64, <= ~512 workgroups), CPU adapters
+  // from 256.
   webgpu::DeviceFacts gpu, cpu;
   cpu.cpu_adapter = true;
   const webgpu::Tuning tg = webgpu::Tuning::for_device(gpu, {}), tc = webgpu::Tuning::for_device(cpu, {});
   EXPECT_EQ(std::vector<int64_t>({tg.sdpa_split_min_context, tg.sdpa_split_min_chunk, tg.sdpa_split_target_workgroups}),
-            std::vector<int64_t>({128, 64, 128}));
+            std::vector<int64_t>({128, 64, 512}));
   EXPECT_EQ(std::vector<int64_t>({tc.sdpa_split_min_context, tc.sdpa_split_min_chunk, tc.sdpa_split_target_workgroups}),
             std::vector<int64_t>({256, 128, 512}));
   EXPECT_FALSE(webgpu::Tuning::for_device({}, parse("WGRT_SDPA_DECODE", "0")).sdpa_decode_kernel);
   for (const char* bad : {"1,2", "1,0,4", "1,2,0", "a,b,c", "1,2,3,4"})
     EXPECT_THROW(parse("WGRT_SDPA_SPLIT", bad), InvalidArgument) << bad;
   EXPECT_THROW(parse("WGRT_SDPA_DECODE", "2"), InvalidArgument);
+}
+
+// The split rule (key_split.h) against its contract, worked by hand for the rule 128,64,256 over 8 workgroups (a
+// 1B's kv heads; n = 256 / 8 = 32 chunks at most): chunks are whole multiples of the minimum chunk, the splits
+// cover ctx exactly once (the last one partial), and never exceed the target's count or max_splits.
+TEST(SdpaDecode, KeySplitChunksAreWholeMultiplesOfTheMinimum) {
+  webgpu::Tuning t;
+  t.sdpa_split_min_context = 128;
+  t.sdpa_split_min_chunk = 64;
+  t.sdpa_split_target_workgroups = 256;
+  struct Case { int64_t ctx, max_splits, nsplit, chunk; };
+  for (const Case c : {Case{127, 64, 1, 127},   // below the minimum context: one split of every key
+                       Case{128, 64, 2, 64},    // 2 chunks of 64
+                       Case{200, 64, 4, 64},    // ceil(200 / 4) = 50 -> 64: 64, 64, 64, 8
+                       Case{2048, 64, 32, 64},  // ceil(2048 / 32) = 64
+                       Case{2100, 64, 17, 128}, // ceil(2100 / 32) = 66 -> 128 (not 32 chunks of 66 keys)
+                       Case{4096, 64, 32, 128},
+                       Case{4097, 64, 22, 192}, // 129 -> 192
+                       Case{2100, 8, 7, 320},   // max_splits 8: ceil(2100 / 8) = 263 -> 320
+                       Case{2100, 1, 1, 2100}}) {
+    const ops::KeySplit k = ops::decode_key_split(t, 8, c.ctx, c.max_splits);
+    EXPECT_EQ(k.nsplit, c.nsplit) << "ctx " << c.ctx << " max " << c.max_splits;
+    EXPECT_EQ(k.chunk, c.chunk) << "ctx " << c.ctx << " max " << c.max_splits;
+  }
+  for (int64_t ctx = 1; ctx <= 5000; ++ctx) {
+    const ops::KeySplit k = ops::decode_key_split(t, 8, ctx, ops::kMaxKeySplits);
+    ASSERT_GE(k.nsplit, 1);
+    ASSERT_LE(k.nsplit, 32) << ctx;
+    ASSERT_LT((k.nsplit - 1) * k.chunk, ctx) << ctx;  // every split sees a key
+    ASSERT_GE(k.nsplit * k.chunk, ctx) << ctx;        // every key is in a split
+    if (k.nsplit > 1) ASSERT_EQ(k.chunk % 64, 0) << ctx;
+  }
 }
