@@ -131,6 +131,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
     t.sdpa_split_min_context = 128;
     t.sdpa_split_min_chunk = 64;
     t.sdpa_split_target_workgroups = 512;
+    t.sdpa_combine_loop_splits = 4;
   }
 
   if (o.q4_gemv) {

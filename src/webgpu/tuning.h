@@ -227,6 +227,10 @@ struct Tuning {
   int64_t sdpa_split_min_context = 256;      // decode (S == 1) splits the keys from this many keys of context
   int64_t sdpa_split_min_chunk = 128;        // ... into chunks of a multiple of this many keys (ops/attention/key_split.h)
   int64_t sdpa_split_target_workgroups = 512;  // ... enough chunks for at most about this many workgroups
+  // The decode combine (sdpa_decode_body.wgsl combine_splits) loops over a row's splits up to this many, else issues
+  // every load at once and merges in workgroup memory: 4 on GPUs (H200 run 28c), every split (64) on CPU adapters
+  // (lavapipe decode 25% slower with the workgroup merge, BENCHMARKS.md run 28).
+  int64_t sdpa_combine_loop_splits = 64;
   int64_t sdpa_narrow_max_rows = 4;          // narrow blocks (4 rows) when S * Hq/Hkv <= this, else 16-row blocks
   bool sdpa_legacy = false;                  // scores-in-scratch route (sdpa.wgsl) where its scratch fits
   // Prefill (S > 1, D % 4 == 0, D <= sdpa_prefill_max_d): the register-blocked kernel (sdpa_flash_prefill.wgsl)

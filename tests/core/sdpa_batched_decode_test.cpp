@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "sdpa_batched_util.h"
 
@@ -26,9 +27,11 @@ namespace {
 constexpr int64_t kSlots = 5, kCtx = 37, kRows = 9;
 
 // The device's policy with the serving-batch route and (split) the decode key split forced to chunks of 8.
-webgpu::Tuning policy(bool decode, bool split) {
+// combine_loop: the graph's combine loops over up to this many splits, else merges in workgroup memory.
+webgpu::Tuning policy(bool decode, bool split, int64_t combine_loop = 64) {
   webgpu::Tuning t = gpu().tuning();
   t.sdpa_batched_decode_rows = decode ? kRows : 0;
+  t.sdpa_combine_loop_splits = combine_loop;
   if (split) {
     t.sdpa_split_min_context = 1;
     t.sdpa_split_min_chunk = 8;
@@ -91,12 +94,14 @@ TEST(SdpaBatchedDecode, MatchesTheReferenceAndTheScoresRoute) {
   };
   // GQA 1, 4, 7, 8 (7 and 8 heads in one workgroup); D 64, 80, 128, 4.
   for (Case c : {Case{3, 3, 64}, Case{8, 2, 80}, Case{7, 1, 128}, Case{16, 2, 64}, Case{8, 1, 4}}) {
-    for (bool split : {true, false}) {
-      Batched dec(kRows, kSlots, c.Hq, c.Hkv, c.D, kCtx, 0, 0, policy(true, split));
+    // Split steps with both forms of the combine (the loop; the workgroup merge from 2 live splits on).
+    for (auto [split, loop] : {std::pair{true, 64}, std::pair{true, 1}, std::pair{false, 64}}) {
+      Batched dec(kRows, kSlots, c.Hq, c.Hkv, c.D, kCtx, 0, 0, policy(true, split, loop));
       Batched ref(kRows, kSlots, c.Hq, c.Hkv, c.D, kCtx, 0, 0, policy(false, split));
       const auto all = steps();
       for (size_t i = 0; i < all.size(); ++i) {
-        const std::string what = fmt::format("Hq={} Hkv={} D={} split={} step {}", c.Hq, c.Hkv, c.D, split, i);
+        const std::string what =
+            fmt::format("Hq={} Hkv={} D={} split={} combine loop {} step {}", c.Hq, c.Hkv, c.D, split, loop, i);
         auto [got, want] = dec.run(all[i]);
         auto [scores, want2] = ref.run(all[i]);
         expect_attn_close(got, want, what + " decode route vs reference");

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "ops/attention/key_split.h"
@@ -60,13 +61,25 @@ TEST(SdpaDecode, ContextsGroupsHeadDimsAndSplits) {
     int64_t B, Hq, Hkv, D;
   };
   const int64_t C = 1001;
-  for (Case c : {Case{1, 4, 4, 64}, Case{2, 8, 2, 80}, Case{1, 7, 1, 128}, Case{1, 16, 2, 256}, Case{1, 18, 1, 64}}) {
-    Sdpa t(c.B, 1, c.Hq, c.Hkv, c.D, C, true, false, /*fill_max=*/C);
+  // combine_splits' two forms: the loop over the splits (COMBINE_LOOP 64, the CPU-adapter policy) and the
+  // workgroup merge from 2 splits on (COMBINE_LOOP 1, fixed when the graph is built), the latter on fewer steps.
+  const std::vector<int32_t> all_pos = {0, 62, 63, 64, 128, 256, 999, int32_t(C - 1)}, merge_pos = {64, 256, 999};
+  for (Case c : {Case{1, 4, 4, 64}, Case{2, 8, 2, 80}, Case{1, 7, 1, 128}, Case{1, 16, 2, 256}, Case{1, 18, 1, 64}})
+  for (int64_t loop : {64, 1}) {
+    std::unique_ptr<Sdpa> tp;
+    {
+      webgpu::Tuning tl = gpu().tuning();
+      tl.sdpa_combine_loop_splits = loop;
+      webgpu::ScopedTuning built(gpu(), tl);
+      tp = std::make_unique<Sdpa>(c.B, 1, c.Hq, c.Hkv, c.D, C, true, false, /*fill_max=*/C);
+    }
+    Sdpa& t = *tp;
     t.set_fill(C, 0);
     bool filled = true;
-    for (int32_t pos : {0, 62, 63, 64, 128, 256, 999, int32_t(C - 1)}) {
+    for (int32_t pos : loop == 1 ? merge_pos : all_pos) {
       auto st = t.make_step(1, pos);
-      const std::string what = fmt::format("B={} Hq={} Hkv={} D={} context {}", c.B, c.Hq, c.Hkv, c.D, pos + 1);
+      const std::string what =
+          fmt::format("B={} Hq={} Hkv={} D={} context {} combine loop {}", c.B, c.Hq, c.Hkv, c.D, pos + 1, loop);
       std::vector<float> first;
       {
         webgpu::ScopedTuning def(gpu(), with_decode_kernel(true));
@@ -142,6 +155,8 @@ TEST(SdpaDecode, TuningKnobs) {
             std::vector<int64_t>({128, 64, 512}));
   EXPECT_EQ(std::vector<int64_t>({tc.sdpa_split_min_context, tc.sdpa_split_min_chunk, tc.sdpa_split_target_workgroups}),
             std::vector<int64_t>({256, 128, 512}));
+  EXPECT_EQ(tg.sdpa_combine_loop_splits, 4);   // the workgroup merge from 5 splits on GPUs
+  EXPECT_EQ(tc.sdpa_combine_loop_splits, 64);  // the loop over every split on CPU adapters
   EXPECT_FALSE(webgpu::Tuning::for_device({}, parse("WGRT_SDPA_DECODE", "0")).sdpa_decode_kernel);
   for (const char* bad : {"1,2", "1,0,4", "1,2,0", "a,b,c", "1,2,3,4"})
     EXPECT_THROW(parse("WGRT_SDPA_SPLIT", bad), InvalidArgument) << bad;

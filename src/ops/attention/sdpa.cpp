@@ -247,7 +247,8 @@ void build_sdpa(OpBuilder& b, bool ext) {
     decode_params = b.uniform<SdpaDecodeParams>();
     decode_main = b.dispatch({dec, "main", {{"HB", double(decode_heads)}, {"D4", double(D / 4)}}, {}},
                              {t(Q), t(KC), t(VC), partials, t(OUT), decode_params}, kRouteDecode);
-    decode_merge = b.dispatch({dec, "combine", {}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), decode_params}, kRouteDecode);
+    decode_merge = b.dispatch({dec, "combine", {{"COMBINE_LOOP", double(build_tu.sdpa_combine_loop_splits)}}, {}},
+                              {t(Q), t(KC), t(VC), partials, t(OUT), decode_params}, kRouteDecode);
   }
   if (legacy_ok) {
     ScratchRef scores = b.scratch(score_bytes, "attention scores");

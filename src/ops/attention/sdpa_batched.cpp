@@ -109,7 +109,8 @@ void build_sdpa_batched(OpBuilder& b, bool ext) {
     const std::string dec = "ops/attention/sdpa_batched_decode.wgsl";
     decode = b.dispatch({dec, "main", {{"HB", double(heads)}, {"D4", double(D / 4)}}, {}},
                         {t(Q), t(KC), t(VC), t(SLOTS), t(POS), partials, t(OUT), params}, kRouteDecode);
-    merge = b.dispatch({dec, "combine", {}, {}}, {t(Q), t(KC), t(VC), t(SLOTS), t(POS), partials, t(OUT), params}, kRouteDecode);
+    merge = b.dispatch({dec, "combine", {{"COMBINE_LOOP", double(b.device().tuning().sdpa_combine_loop_splits)}}, {}},
+                       {t(Q), t(KC), t(VC), t(SLOTS), t(POS), partials, t(OUT), params}, kRouteDecode);
   }
 
   b.on_resize([=](ResizeContext& r) {

@@ -156,11 +156,14 @@ fn store_split(row : u32, stride : u32, c : u32, ml_base : u32, d4 : u32, sum : 
 // Combines the first `live` split partials of query row r (partials row stride `stride` splits, D4 = d4n vec4
 // per row, (m, l) at ml_base + r * stride + c), invocations lid of a 64-wide workgroup (uniform control flow;
 // live <= kMaxKeySplits = 64): M = max m_c, out = Σ acc_c exp(m_c - M) / Σ l_c exp(m_c - M). A split that saw no
-// key has m = NEG_INF, l = 0. Up to 4 splits: one loop over the splits per vec4 dim (combine_few). More splits:
+// key has m = NEG_INF, l = 0. Up to COMBINE_LOOP splits: one loop over the splits per vec4 dim (combine_few). More:
 // every load issued in parallel (invocation c loads split c's (m, l); G = 64 / d4n groups of invocations take the
 // splits g, g + G, ... four loads at a time) and merged through workgroup memory, since the loop waits out one
 // memory latency per split (H200 run 28c, 1B Q4_0 decode at depth 2048, 17 splits: 857 -> 875 tok/s; at 2-4
-// splits the loop measured faster: 1,014 vs 1,004 at depth 128).
+// splits the loop measured faster: 1,014 vs 1,004 at depth 128). The host sets COMBINE_LOOP from the tuning
+// policy (sdpa_combine_loop_splits: 4 on GPUs; every split on CPU adapters, where the workgroup merge made lavapipe
+// decode 25% slower).
+override COMBINE_LOOP : u32 = 64u;
 var<workgroup> Cm : array<f32, 64>;         // [c] split maxima
 var<workgroup> Cw : array<f32, 64>;         // [c] weights exp(m_c - M) (0 past live)
 var<workgroup> Cl : array<f32, 64>;         // [c] l_c * weight
@@ -184,7 +187,7 @@ fn combine_few(r : u32, stride : u32, live : u32, ml_base : u32, d4n : u32, lid 
   }
 }
 fn combine_splits(r : u32, stride : u32, live : u32, ml_base : u32, d4n : u32, lid : u32) {
-  if (live <= 4u) {
+  if (live <= COMBINE_LOOP) {
     combine_few(r, stride, live, ml_base, d4n, lid);
     return;
   }
