@@ -237,10 +237,11 @@ std::string Tuning::describe() const {
                                                                            (ggml_gemv_wide_rpt ? fmt::format(", {} from N {}", ggml_gemv_wide_rpt, ggml_gemv_wide_n) : std::string()),
                                                                        ggml_gemv_int8 == 2 ? "int8 staged" : ggml_gemv_int8 ? "int8 pass" : "f32")
                                                            : std::string("generic"));
-  s += fmt::format("attention: {}{}; split-KV decode from {} keys (chunks >= {} keys, ~{} workgroups); prefill chunk {} tokens\n",
+  s += fmt::format("attention: {}{}; split-KV decode from {} keys (chunks of multiples of {} keys, <= ~{} workgroups; combine "
+                   "loops over <= {} splits); prefill chunk {} tokens\n",
                    sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash",
                    sdpa_decode_kernel ? " (decode kernel where D % 4 == 0)" : "", sdpa_split_min_context,
-                   sdpa_split_min_chunk, sdpa_split_target_workgroups, prefill_chunk);
+                   sdpa_split_min_chunk, sdpa_split_target_workgroups, sdpa_combine_loop_splits, prefill_chunk);
   s += sdpa_batched_decode_rows > 0
            ? fmt::format("serving-batch attention: decode route up to {} rows (D % 4 == 0, no soft cap / window)\n",
                          sdpa_batched_decode_rows)
