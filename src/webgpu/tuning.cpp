@@ -118,10 +118,10 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   t.ggml_gemv_rpt_by_type = f.cpu_adapter;  // tuning.h: the lavapipe rows
   t.ggml_gemv_wide_rpt = f.cpu_adapter ? 0 : 4;  // tuning.h: the LM heads on GPUs
   t.sdpa_prefill_max_d = f.cpu_adapter ? 64 : 128;
-  // Decode split-KV on GPUs: from 128 keys, chunks of multiples of 64 keys, at most about 512 workgroups. H200 run 23 final (tg128
-  // pipelined, same binary): 1B Q4_0 d128 924 -> 1,023 tok/s, d2048 859 -> 867; 0.5B d128 714 -> 862, d2048 715 ->
-  // 766; against 128,64,512 (d2048 850 / 765) and 128,64,64 (800 / 759). A short context split 2-4 ways keeps the
-  // SMs busy where one workgroup per kv head walked every key. CPU adapters keep 256,128,512. Target 512 since
+  // Decode split-KV on GPUs: from 128 keys, chunks of multiples of 64 keys, at most about 512 workgroups. H200 run
+  // 23 final (tg128 pipelined, same binary): 1B Q4_0 d128 924 -> 1,023 tok/s, d2048 859 -> 867; 0.5B d128 714 ->
+  // 862, d2048 715 -> 766; against 128,64,512 (d2048 850 / 765) and 128,64,64 (800 / 759). A short context split
+  // 2-4 ways keeps the SMs busy where one workgroup per kv head walked every key. CPU adapters keep 256,128,512. Target 512 since
   // chunks are whole multiples of the minimum chunk (key_split.h) and the combine issues its loads in parallel:
   // H200 run 28e, 1B at depth 2048 (33 chunks of 64 keys) Q4_0 896.0 tok/s, Q4_K_M 795.4, against 880.1 / 777.0
   // at 256 (17 chunks of 128) and 857-865 for the old rule; 128,32,* no better. Depth 128 (2-4 chunks) unchanged.

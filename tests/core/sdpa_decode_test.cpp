@@ -64,31 +64,32 @@ TEST(SdpaDecode, ContextsGroupsHeadDimsAndSplits) {
   // combine_splits' two forms: the loop over the splits (COMBINE_LOOP 64, the CPU-adapter policy) and the
   // workgroup merge from 2 splits on (COMBINE_LOOP 1, fixed when the graph is built), the latter on fewer steps.
   const std::vector<int32_t> all_pos = {0, 62, 63, 64, 128, 256, 999, int32_t(C - 1)}, merge_pos = {64, 256, 999};
-  for (Case c : {Case{1, 4, 4, 64}, Case{2, 8, 2, 80}, Case{1, 7, 1, 128}, Case{1, 16, 2, 256}, Case{1, 18, 1, 64}})
-  for (int64_t loop : {64, 1}) {
-    std::unique_ptr<Sdpa> tp;
-    {
-      webgpu::Tuning tl = gpu().tuning();
-      tl.sdpa_combine_loop_splits = loop;
-      webgpu::ScopedTuning built(gpu(), tl);
-      tp = std::make_unique<Sdpa>(c.B, 1, c.Hq, c.Hkv, c.D, C, true, false, /*fill_max=*/C);
-    }
-    Sdpa& t = *tp;
-    t.set_fill(C, 0);
-    bool filled = true;
-    for (int32_t pos : loop == 1 ? merge_pos : all_pos) {
-      auto st = t.make_step(1, pos);
-      const std::string what =
-          fmt::format("B={} Hq={} Hkv={} D={} context {} combine loop {}", c.B, c.Hq, c.Hkv, c.D, pos + 1, loop);
-      std::vector<float> first;
+  for (Case c : {Case{1, 4, 4, 64}, Case{2, 8, 2, 80}, Case{1, 7, 1, 128}, Case{1, 16, 2, 256}, Case{1, 18, 1, 64}}) {
+    for (int64_t loop : {64, 1}) {
+      std::unique_ptr<Sdpa> tp;
       {
-        webgpu::ScopedTuning def(gpu(), with_decode_kernel(true));
-        first = t.run(st);  // runs the fill once
+        webgpu::Tuning tl = gpu().tuning();
+        tl.sdpa_combine_loop_splits = loop;
+        webgpu::ScopedTuning built(gpu(), tl);
+        tp = std::make_unique<Sdpa>(c.B, 1, c.Hq, c.Hkv, c.D, C, true, false, /*fill_max=*/C);
       }
-      if (filled) t.set_fill(0, 0), filled = false;
-      auto want = t.expected(st);
-      expect_attn_close(first, want, what + " first run");
-      check_all_routes(t, st, want, what);
+      Sdpa& t = *tp;
+      t.set_fill(C, 0);
+      bool filled = true;
+      for (int32_t pos : loop == 1 ? merge_pos : all_pos) {
+        auto st = t.make_step(1, pos);
+        const std::string what =
+            fmt::format("B={} Hq={} Hkv={} D={} context {} combine loop {}", c.B, c.Hq, c.Hkv, c.D, pos + 1, loop);
+        std::vector<float> first;
+        {
+          webgpu::ScopedTuning def(gpu(), with_decode_kernel(true));
+          first = t.run(st);  // runs the fill once
+        }
+        if (filled) t.set_fill(0, 0), filled = false;
+        auto want = t.expected(st);
+        expect_attn_close(first, want, what + " first run");
+        check_all_routes(t, st, want, what);
+      }
     }
   }
 }

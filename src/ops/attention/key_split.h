@@ -26,8 +26,7 @@ inline KeySplit decode_key_split(const webgpu::Tuning& tu, int64_t base, int64_t
   int64_t n = std::max<int64_t>(tu.sdpa_split_target_workgroups / std::max<int64_t>(base, 1), 1);
   n = std::min<int64_t>({n, int64_t(div_up(uint64_t(ctx), uint64_t(min_chunk))), max_splits, kMaxKeySplits});
   KeySplit s;
-  s.chunk = int64_t(div_up(uint64_t(ctx), uint64_t(n)));
-  s.chunk = int64_t(div_up(uint64_t(s.chunk), uint64_t(min_chunk))) * min_chunk;
+  s.chunk = int64_t(div_up(div_up(uint64_t(ctx), uint64_t(n)), uint64_t(min_chunk))) * min_chunk;
   s.nsplit = int64_t(div_up(uint64_t(ctx), uint64_t(s.chunk)));
   return s;
 }
