@@ -61,9 +61,9 @@ std::string compile_messages(Device& dev, WGPUShaderModule module, const shaders
 }
 
 shaders::ExpandedSource expand_spec(const KernelSpec& spec) {
-  return spec.inline_source.empty()
-             ? shaders::expand(spec.shader)
-             : shaders::expand_inline(spec.shader.empty() ? "<inline>" : spec.shader, spec.inline_source);
+  if (!spec.inline_source.empty())
+    return shaders::expand_inline(spec.shader.empty() ? "<inline>" : spec.shader, spec.inline_source);
+  return shaders::expand(spec.shader, spec.prelude);
 }
 
 }  // namespace

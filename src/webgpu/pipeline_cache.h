@@ -27,6 +27,10 @@ struct KernelSpec {
   std::string entry = "main";                             // compute entry point
   std::vector<std::pair<std::string, double>> constants;  // WGSL `override` values
   std::string inline_source;                              // if set, compiled instead of `shader` (tests, tools)
+  // Embedded files included ahead of `shader` (not with inline_source): a variant of the types the kernel is
+  // written against, e.g. "ops/kv_cache/kv_f16.wgsl" for the kernels that read or write a KV cache. Errors and
+  // the pipeline label still name `shader`; the cache key is the expanded text, so each variant is its own.
+  std::vector<std::string> prelude;
 };
 
 struct Pipeline {

@@ -61,4 +61,14 @@ ExpandedSource expand_inline(std::string_view label, std::string_view text) {
 
 ExpandedSource expand(std::string_view path) { return expand_inline(path, embedded(path)); }
 
+ExpandedSource expand(std::string_view path, std::span<const std::string> prelude) {
+  ExpandedSource out;
+  out.name = std::string(path);
+  std::set<std::string> seen;
+  for (const std::string& f : prelude)
+    if (seen.insert(f).second) append(out, f, embedded(f), seen);
+  if (seen.insert(std::string(path)).second) append(out, path, embedded(path), seen);
+  return out;
+}
+
 }  // namespace wgrt::shaders

@@ -40,6 +40,10 @@ std::string_view embedded(std::string_view path);
 // Expanded embedded file. Throws InvalidArgument for an unknown path or an include cycle.
 ExpandedSource expand(std::string_view path);
 
+// As above with the files `prelude` expanded first (each at most once, like an include): a type variant of the
+// kernel (KernelSpec::prelude). The result is named `path`. Throws InvalidArgument for an unknown file or a cycle.
+ExpandedSource expand(std::string_view path, std::span<const std::string> prelude);
+
 // Expands includes inside caller-provided source text (e.g. a test kernel); `label` names it in errors.
 ExpandedSource expand_inline(std::string_view label, std::string_view text);
 
