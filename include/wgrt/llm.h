@@ -44,6 +44,10 @@ struct LlmOptions {
   bool force_f32 = false;       // dequantize 4-bit weights to f32
   bool profile = false;         // GPU timestamp profiling (needs timestamp-query)
   bool check_weights = false;   // scan every weight for NaN/Inf before building (FormatError naming the tensor)
+  // KV-cache element type: "f16" (IEEE binary16: half the cache memory and half the attention's cache reads;
+  // llama.cpp's default; a model whose head dim is not a multiple of 4 gets f32) or "f32". Another value throws
+  // InvalidArgument at load.
+  std::string cache_type = "f16";
 };
 
 struct GenerateOptions {

@@ -123,7 +123,8 @@ class ExecutableGraph {
   // buffer and starts mapping it; PendingRead::wait() returns it. Does not wait.
   PendingRead read_i32_async(ValueId id) const;
 
-  // Reads a tensor's live contents (waits for the GPU). For f32 / i32 tensors respectively.
+  // Reads a tensor's live contents (waits for the GPU). For f32 (or f16, widened exactly) / i32 tensors
+  // respectively; InvalidArgument naming the tensor for another dtype.
   std::vector<float> read_f32(ValueId id) const;
   std::vector<int32_t> read_i32(ValueId id) const;
   const Dims& dims(ValueId id) const;

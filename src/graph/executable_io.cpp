@@ -8,6 +8,7 @@
 
 #include "graph/build_state.h"
 #include "graph/executable.h"
+#include "util/half.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
@@ -155,7 +156,14 @@ void ExecutableGraph::set_symint(ValueId id, int64_t value) {
 
 std::vector<float> ExecutableGraph::read_f32(ValueId id) const {
   const TensorValue& t = s_->graph.tensor_at(id);
-  if (t.dtype != DType::F32) throw InvalidArgument(fmt::format("tensor '{}' is {}, not f32", t.name, dtype_name(t.dtype)));
+  if (t.dtype == DType::F16) {  // widened exactly; the buffer holds whole 4-byte words
+    std::vector<uint16_t> h((size_t(numel(t.dims)) + 1) / 2 * 2);
+    if (!h.empty()) webgpu::read_buffer(s_->dev, s_->buffers[size_t(s_->tensor_buffer[size_t(id)])].get(), 0, h.data(), h.size() * 2);
+    std::vector<float> v(size_t(numel(t.dims)));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = f16_to_f32(h[i]);
+    return v;
+  }
+  if (t.dtype != DType::F32) throw InvalidArgument(fmt::format("tensor '{}' is {}, not f32 or f16", t.name, dtype_name(t.dtype)));
   std::vector<float> v(size_t(numel(t.dims)));
   if (!v.empty()) webgpu::read_buffer(s_->dev, s_->buffers[size_t(s_->tensor_buffer[size_t(id)])].get(), 0, v.data(), v.size() * 4);
   return v;

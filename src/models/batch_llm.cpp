@@ -50,6 +50,7 @@ class BatchLlmImpl final : public BatchLlm {
     go.weights = o.force_f32 ? WeightPolicy::F32 : WeightPolicy::Auto;
     go.slots = slots;
     go.fuse = dev_->tuning().fused_gemv;  // the fused layer body at M = rows per step, as Llm (WGRT_FUSED_GEMV)
+    go.kv_type = kv_cache_option(o.cache_type);
     if (go.context <= model_ctx) {
       const WGPULimits& lim = dev_->limits();
       check_llama_fits(llama_footprint(weights_, go), lim.maxBufferSize, lim.maxStorageBufferBindingSize,
@@ -63,7 +64,7 @@ class BatchLlmImpl final : public BatchLlm {
           lg.sample_window, lg.sampled, lg.context, lg.max_prefill, lg.weight_bytes};
     kv_caches_ = lg.kv_caches;
     const LlamaConfig& c = weights_.config();
-    kv_row_bytes_ = uint64_t(c.n_kv_heads) * uint64_t(c.head_dim) * 4;
+    kv_row_bytes_ = uint64_t(c.n_kv_heads) * uint64_t(c.head_dim) * (dtype_bits(lg.kv_type) / 8);
     exe_ = ExecutableGraph::build(std::move(lg.graph), *dev_);
     const std::vector<int32_t> empty(size_t(kLlamaSampleWindow), -1);
     exe_->set_input(g_.sample_window, {1, kLlamaSampleWindow}, std::span<const int32_t>(empty));
@@ -259,7 +260,7 @@ class BatchLlmImpl final : public BatchLlm {
   } g_{};
   int slots_ = 0;
   std::vector<ValueId> kv_caches_;  // every layer's k_cache, v_cache [slots, C, Hkv, hd]
-  uint64_t kv_row_bytes_ = 0;       // one position of one layer's cache: Hkv * hd f32
+  uint64_t kv_row_bytes_ = 0;       // one position of one layer's cache: Hkv * hd elements of the cache type
   bool params_off_ = false;      // the sample_params input holds no row that is on
   bool stepped_ = false;         // a step has run (step_dispatches)
   std::vector<int32_t> cached_;  // slot 0's tokens at positions 0.. (eval's prefix reuse)

@@ -68,7 +68,8 @@ LlamaFootprint llama_footprint(const WeightSource& w, const LlamaGraphOptions& o
   }
   const uint64_t C = uint64_t(o.context > 0 ? o.context : c.context_length);
   const uint64_t S = o.max_prefill > 0 ? std::min<uint64_t>(uint64_t(o.max_prefill), C) : std::min<uint64_t>(C, 512);
-  const uint64_t kv = C * uint64_t(c.n_kv_heads) * uint64_t(c.head_dim) * 4 * uint64_t(std::max(o.slots, 1));
+  const uint64_t kv = C * uint64_t(c.n_kv_heads) * uint64_t(c.head_dim) * (dtype_bits(kv_cache_type(c, o)) / 8) *
+                      uint64_t(std::max(o.slots, 1));
   f.context = int(C);
   for (int l = 0; l < c.n_layers; ++l) {
     add(fmt::format("blk.{}.k_cache", l), kv, false, true);

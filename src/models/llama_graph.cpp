@@ -353,8 +353,8 @@ class Builder {
       const bool rope = cfg_.has_rope(l);  // smollm3's NoPE layers attend with q and k as projected
       const bool swa = cfg_.is_swa(l);
       const auto& [fcos, fsin] = swa ? rope_swa : rope_global;
-      ValueId kc = g().state(p + "k_cache", DType::F32, {std::max(N, 1), C, Hkv, hd});
-      ValueId vc = g().state(p + "v_cache", DType::F32, {std::max(N, 1), C, Hkv, hd});
+      ValueId kc = g().state(p + "k_cache", out_.kv_type, {std::max(N, 1), C, Hkv, hd});
+      ValueId vc = g().state(p + "v_cache", out_.kv_type, {std::max(N, 1), C, Hkv, hd});
       out_.kv_caches.insert(out_.kv_caches.end(), {kc, vc});
       // [Wq; Wk; Wv] stacked (in the fused body also when Wv's block type differs, as a Q4_K_M layer's Q6_K attn_v:
       // one two-type GEMV), else [Wq; Wk] with Wv apart.
@@ -501,8 +501,21 @@ class Builder {
 
 }  // namespace
 
+DType kv_cache_type(const LlamaConfig& c, const LlamaGraphOptions& opts) {
+  if (opts.kv_type != DType::F32 && opts.kv_type != DType::F16)
+    throw InvalidArgument(fmt::format("the KV cache must be f32 or f16, not {}", dtype_name(opts.kv_type)));
+  return opts.kv_type == DType::F16 && c.head_dim % 4 == 0 ? DType::F16 : DType::F32;
+}
+
+DType kv_cache_option(const std::string& name) {
+  if (name == "f16") return DType::F16;
+  if (name == "f32") return DType::F32;
+  throw InvalidArgument(fmt::format("unknown KV cache type '{}': use f16 or f32", name));
+}
+
 LlamaGraph build_llama_graph(const WeightSource& w, const LlamaGraphOptions& opts) {
   LlamaGraph out;
+  out.kv_type = kv_cache_type(w.config(), opts);
   Builder(w, opts, out).build();
   return out;
 }

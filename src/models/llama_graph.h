@@ -64,7 +64,17 @@ struct LlamaGraphOptions {
   // [Wq; Wk] stacked, v passed to wgrt.rope_qkv_cache. false: three linears, RoPE and the SDPA's own cache write
   // (tests compare them).
   bool fuse_qkv = true;
+  // KV-cache element type: F32, or F16 (IEEE binary16, half the bytes and half the attention's cache reads;
+  // llama.cpp's default) where the head dim is a multiple of 4, else F32 (kv_cache_type() below resolves it).
+  DType kv_type = DType::F32;
 };
+
+// The KV-cache element type the graph gets for these options: opts.kv_type, except F32 where an F16 cache is not
+// possible (head dim not a multiple of 4). llama_footprint counts the caches at this type.
+DType kv_cache_type(const LlamaConfig& c, const LlamaGraphOptions& opts);
+
+// LlmOptions::cache_type ("f16" or "f32") as a dtype; InvalidArgument naming the accepted values otherwise.
+DType kv_cache_option(const std::string& name);
 
 struct LlamaGraph {
   Graph graph;
@@ -72,7 +82,8 @@ struct LlamaGraph {
   ValueId input_pos = -1;  // input i32 [1]
   ValueId logits = -1;     // output f32 [1, vocab] (last position)
   ValueId next_token = -1; // output i32 [1] (argmax of logits; -1 if a logit is NaN or +-inf)
-  std::vector<ValueId> kv_caches;  // state f32 [max(slots, 1), C, Hkv, hd] per layer: k_cache, v_cache, in layer order
+  std::vector<ValueId> kv_caches;  // state [max(slots, 1), C, Hkv, hd] of kv_type per layer: k_cache, v_cache, in layer order
+  DType kv_type = DType::F32;
   // Single sequence (slots == 0): wgrt.sample (ops/sampling/sample.cpp) after the argmax, off until
   // sample_params (input i32 [16], ops::sample_params) says on: `sampled` i32 [1] is the seeded draw from the
   // logits with the repetition penalty over sample_window (input i32 [kLlamaSampleWindow], live length = the

@@ -62,6 +62,7 @@ class LlmImpl final : public Llm {
     go.weights = o.force_f32 ? models::WeightPolicy::F32 : models::WeightPolicy::Auto;
     go.fuse = dev_->tuning().fused_gemv;  // the fused layer body (WGRT_FUSED_GEMV=0: the separate ops, for A/B)
     go.fuse_qkv = dev_->tuning().fused_qkv;  // stacked q/k/v + wgrt.rope_qkv_cache (WGRT_FUSED_QKV=0: off)
+    go.kv_type = models::kv_cache_option(o.cache_type);
     if (go.context <= model_ctx) {  // else build_llama_graph names the bad context
       const WGPULimits& lim = dev_->limits();
       const webgpu::AdapterInfo& ai = dev_->adapter_info();
@@ -79,6 +80,12 @@ class LlmImpl final : public Llm {
     logits_ = lg.logits;
     next_ = lg.next_token;
     context_ = lg.context;
+    kv_type_ = lg.kv_type;
+    {
+      const LlamaConfig& c = weights_.config();
+      kv_bytes_ = 2 * uint64_t(c.n_layers) * uint64_t(context_) * uint64_t(c.n_kv_heads) * uint64_t(c.head_dim) *
+                  (dtype_bits(kv_type_) / 8);
+    }
     max_prefill_ = lg.max_prefill;
     weight_bytes_ = lg.weight_bytes;
     file_weight_bytes_ = lg.file_weight_bytes;
@@ -246,11 +253,11 @@ class LlmImpl final : public Llm {
     std::string widened = widened_file_bytes_ == 0 ? std::string() :
         fmt::format(" ({:.1f} MiB of file tensors widened to {:.1f} MiB f32)", double(widened_file_bytes_) / mib,
                     double(widened_gpu_bytes_) / mib);
-    return fmt::format("{} dim {} layers {} heads {}/{} (head dim {}) ffn {} vocab {} | context {} | weights {:.1f} MiB "
-                       "on the GPU, {:.1f} MiB in the file{} | {}",
+    return fmt::format("{} dim {} layers {} heads {}/{} (head dim {}) ffn {} vocab {} | context {} ({} KV cache, {:.1f} MiB) "
+                       "| weights {:.1f} MiB on the GPU, {:.1f} MiB in the file{} | {}",
                        c.arch, c.dim, c.n_layers, c.n_heads, c.n_kv_heads, c.head_dim, c.hidden_dim, c.vocab_size,
-                       context_, double(weight_bytes_) / mib, double(file_weight_bytes_) / mib, widened,
-                       dev_->adapter_info().summary());
+                       context_, dtype_name(kv_type_), double(kv_bytes_) / mib, double(weight_bytes_) / mib,
+                       double(file_weight_bytes_) / mib, widened, dev_->adapter_info().summary());
   }
   std::string profile_report() const override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -288,6 +295,8 @@ class LlmImpl final : public Llm {
   std::deque<Step> steps_;  // after dev_ and exe_: destroyed before them (their staging buffers)
   ValueId tokens_ = -1, pos_ = -1, logits_ = -1, next_ = -1;
   int context_ = 0, max_prefill_ = 0;
+  DType kv_type_ = DType::F32;  // the KV caches' element type (LlmOptions::cache_type as the graph resolved it)
+  uint64_t kv_bytes_ = 0;       // both caches of every layer
   uint64_t weight_bytes_ = 0, file_weight_bytes_ = 0, widened_file_bytes_ = 0, widened_gpu_bytes_ = 0;
   double load_seconds_ = 0;
 };

@@ -143,24 +143,56 @@ TEST(WgslReflect, MalformedInterfacesAreErrors) {
   EXPECT_NE(err("@binding(0) var<storage> a : array<f32>;").find("needs both @group and @binding"), std::string::npos);
 }
 
+// KernelSpec::prelude's expansion: the prelude first (each file once, as an include), then the kernel, the
+// result named after the kernel; an unknown prelude file is an error naming it.
+TEST(ShaderSource, PreludeComesFirstOnceUnderTheKernelsName) {
+  const std::string k = "ops/kv_cache/update_kv_cache.wgsl", f16 = "ops/kv_cache/kv_f16.wgsl";
+  const shaders::ExpandedSource e = shaders::expand(k, std::vector<std::string>{f16, f16});
+  EXPECT_EQ(e.name, k);
+  ASSERT_FALSE(e.lines.empty());
+  EXPECT_EQ(e.lines.front().file, f16);
+  EXPECT_EQ(e.locate(1), f16 + ":1");
+  size_t n = 0;
+  for (size_t at = e.text.find("alias KvWord"); at != std::string::npos; at = e.text.find("alias KvWord", at + 1)) ++n;
+  EXPECT_EQ(n, 1u);
+  EXPECT_LT(e.text.find("alias KvWord"), e.text.find("fn main("));
+  EXPECT_EQ(shaders::expand(k, std::vector<std::string>{}).text, shaders::expand(k).text);
+  try {
+    shaders::expand(k, std::vector<std::string>{"ops/kv_cache/kv_f8.wgsl"});
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& err) {
+    EXPECT_NE(std::string(err.what()).find("kv_f8.wgsl"), std::string::npos) << err.what();
+  }
+}
+
 TEST(WgslReflect, EveryBuiltInKernelReflects) {
   // Every embedded kernel (files with a compute entry point) reflects: dense group-0 bindings, struct uniforms.
-  size_t kernels = 0;
+  // The kernels written against the KV cache's element type (KvWord, KvVec4) reflect with either prelude.
+  size_t kernels = 0, kv_kernels = 0;
   for (const auto& e : shaders::embedded_wgsl()) {
-    const std::string text = shaders::expand(e.path).text;
+    const std::string plain = shaders::expand(e.path).text;
     // Kernel bodies (*_body.wgsl) are completed by the files that include them.
-    if (text.find("@compute") == std::string::npos || std::string(e.path).ends_with("_body.wgsl")) continue;
+    if (plain.find("@compute") == std::string::npos || std::string(e.path).ends_with("_body.wgsl")) continue;
     ++kernels;
-    webgpu::WgslReflection r;
-    // Overrides without defaults get a value of 1 (enough to evaluate the layout).
-    std::vector<std::pair<std::string, double>> c;
-    for (const char* o : {"RPT", "TK", "TR", "XB", "XV", "BW", "KS"}) c.push_back({o, 1});
-    ASSERT_NO_THROW(r = webgpu::reflect_wgsl(e.path, text, "main", c)) << e.path;
-    EXPECT_FALSE(r.bindings.empty()) << e.path;
-    for (const auto& b : r.bindings)
-      if (b.type == BindingType::Uniform) EXPECT_FALSE(b.layout.members.empty()) << e.path << " " << b.name;
+    const bool kv = plain.find("KvWord") != std::string::npos || plain.find("KvVec4") != std::string::npos;
+    kv_kernels += kv;
+    const std::vector<std::vector<std::string>> preludes =
+        kv ? std::vector<std::vector<std::string>>{{"ops/kv_cache/kv_f32.wgsl"}, {"ops/kv_cache/kv_f16.wgsl"}}
+           : std::vector<std::vector<std::string>>{{}};
+    for (const auto& pre : preludes) {
+      const std::string text = shaders::expand(e.path, pre).text;
+      webgpu::WgslReflection r;
+      // Overrides without defaults get a value of 1 (enough to evaluate the layout).
+      std::vector<std::pair<std::string, double>> c;
+      for (const char* o : {"RPT", "TK", "TR", "XB", "XV", "BW", "KS"}) c.push_back({o, 1});
+      ASSERT_NO_THROW(r = webgpu::reflect_wgsl(e.path, text, "main", c)) << e.path;
+      EXPECT_FALSE(r.bindings.empty()) << e.path;
+      for (const auto& b : r.bindings)
+        if (b.type == BindingType::Uniform) EXPECT_FALSE(b.layout.members.empty()) << e.path << " " << b.name;
+    }
   }
   EXPECT_GT(kernels, 30u);
+  EXPECT_GE(kv_kernels, 10u);  // the cache writers, the RoPE writers and the attention kernels
 }
 
 // ---- dispatch-time checks against the WGSL ----

@@ -7,7 +7,8 @@
 // crosses heads; CPU adapters lower 4 rows of W per invocation to 2), N 30 (no workgroup of pairs fits: the GEMV
 // then rope_qkv.wgsl), 1, 3, 8 and 11 tokens (the four GEMV routes and the GEMM or two-layer route), positions 0,
 // odd and the last slots, int8 x staged (mode 2), the GEMM routes forced (f32 tiled and int8), the context limit
-// (LimitError, caches untouched, the graph usable) and bad arguments.
+// (LimitError, caches untouched, the graph usable) and bad arguments; f16 caches (each value within 2^-10 of the
+// reference beyond the f32 bound, and an f16).
 // Tolerance per output element: 2e-5 * (m_a + m_b) + 1e-5 (m: the sum over k of |h_k W_nk| of the two rows a
 // rotation mixes; the table values are f32 roundings of the double formula, under 1e-7 relative), plus the int8
 // rounding bound of linear_ggml_fused_test.cpp where x is int8.
@@ -27,6 +28,7 @@
 #include "ops/rope/rope_tables.h"
 #include "reference/attention_ref.h"
 #include "reference/ops_a_reference.h"
+#include "util/half.h"
 #include "webgpu/device.h"
 #include "wgrt/error.h"
 
@@ -43,6 +45,7 @@ struct Spec {
   std::optional<GgmlType> t_v;  // the v rows in another type (a two-type stack)
   int64_t K, Hq, Hkv, D, C;
   bool hf, rotate;
+  DType kv = DType::F32;  // the caches' dtype (F16: kv_f16.wgsl, two pairs per epilogue invocation)
 };
 
 struct RopeLinear {
@@ -85,8 +88,8 @@ RopeLinear make(const Spec& s, uint64_t seed, int64_t s_max = 11) {
   r.pos = g.input("input_pos", DType::I32, {1});
   ValueId p = g.symint();
   g.op("et_vk.select_as_symint.default", {r.pos, g.int_value(0), g.int_value(0), p});
-  r.kc = g.state("k_cache", DType::F32, {1, s.C, s.Hkv, s.D});
-  r.vc = g.state("v_cache", DType::F32, {1, s.C, s.Hkv, s.D});
+  r.kc = g.state("k_cache", s.kv, {1, s.C, s.Hkv, s.D});
+  r.vc = g.state("v_cache", s.kv, {1, s.C, s.Hkv, s.D});
   r.q_out = g.tensor(DType::F32, {1, s_max, s.Hq, s.D}, "q_rope");
   const ValueId wt = s.t_v ? g.int_list({parts[0].first, parts[0].second, parts[1].first, parts[1].second})
                            : g.int_value(int64_t(s.t));
@@ -160,6 +163,13 @@ void run_and_check(RopeLinear& r, int64_t M, int64_t pos, uint32_t seed, const s
   auto cmp = [&](float got, float want, double t, const std::string& where) {
     if (!(std::fabs(got - want) <= t) && bad++ < 3) ADD_FAILURE() << what << " " << where << ": gpu " << got << " ref " << want;
   };
+  // An f16 cache element: the f32 tolerance, plus its rounding to f16 (under 2^-11 relative; 2^-10 allowed), and
+  // the value must be an f16 (the caches are not f32 underneath).
+  const bool f16 = s.kv == DType::F16;
+  auto cmp_cache = [&](float got, float want, double t, const std::string& where) {
+    cmp(got, want, t + (f16 ? std::fabs(want) / 1024 : 0.0), where);
+    if (f16 && f16_to_f32(f32_to_f16(got)) != got && bad++ < 3) ADD_FAILURE() << what << " " << where << ": " << got << " is no f16";
+  };
   for (int64_t m = 0; m < M; ++m)
     for (int64_t hh = 0; hh < s.Hq; ++hh)
       for (int64_t i = 0; i < s.D; ++i) {
@@ -172,8 +182,8 @@ void run_and_check(RopeLinear& r, int64_t M, int64_t pos, uint32_t seed, const s
         const size_t o = size_t((c * s.Hkv + hh) * s.D + i);
         const int64_t m = c - pos;
         if (m >= 0 && m < M) r.ktol[o] = tol(m, s.Hq + hh, i), r.vtol[o] = tol(m, s.Hq + s.Hkv + hh, i);
-        cmp(gk[o], r.kref[o], r.ktol[o], fmt::format("k row {} head {} i {}", c, hh, i));
-        cmp(gv[o], r.vref[o], r.vtol[o], fmt::format("v row {} head {} i {}", c, hh, i));
+        cmp_cache(gk[o], r.kref[o], r.ktol[o], fmt::format("k row {} head {} i {}", c, hh, i));
+        cmp_cache(gv[o], r.vref[o], r.vtol[o], fmt::format("v row {} head {} i {}", c, hh, i));
       }
   EXPECT_EQ(bad, 0) << what;
 }
@@ -219,6 +229,52 @@ TEST(LinearGgmlRope, MatchesNormLinearRopeAndCacheWrite) {
     }
     run_and_check(r, 3, s.C - 3, seed++, what + " last slots");
     run_and_check(r, 1, s.C - 1, seed++, what + " last slot");
+  }
+}
+
+// f16 caches: the epilogue's two-pair form (gemv_kq_rope.wgsl with kv_f16.wgsl) for both pair layouts (two-type
+// stacks), NoPE and heads of 12 (runs of pairs crossing heads), 1, 3 and 11 tokens; the GEMM route's rope_qkv.wgsl;
+// D 6 is refused.
+TEST(LinearGgmlRope, F16Caches) {
+  const Spec specs[] = {
+      {GgmlType::Q4_K, GgmlType::Q6_K, 256, 2, 1, 64, 40, true, true, DType::F16},
+      {GgmlType::Q4_K, GgmlType::Q6_K, 256, 6, 2, 32, 40, false, true, DType::F16},
+      {GgmlType::Q8_0, std::nullopt, 96, 4, 2, 16, 40, true, false, DType::F16},
+      {GgmlType::Q8_0, std::nullopt, 64, 2, 1, 12, 40, true, true, DType::F16},
+      {GgmlType::Q8_0, std::nullopt, 64, 2, 1, 12, 40, false, true, DType::F16},
+  };
+  uint32_t seed = 200;
+  for (const Spec& s : specs) {
+    RopeLinear r;
+    {
+      webgpu::ScopedTuning scoped(gpu(), tuned());
+      r = make(s, seed);
+    }
+    const std::string what = fmt::format("f16 {}{} D {} hf {} rotate {}", ggml_type_name(s.t), s.t_v ? "+Q6_K" : "", s.D,
+                                         s.hf, s.rotate);
+    int64_t pos = 0;
+    for (int64_t M : {3, 1, 11}) {
+      run_and_check(r, M, pos, seed++, fmt::format("{} M {} pos {}", what, M, pos));
+      if (M == 1) EXPECT_EQ(r.exe->dispatch_count(true), 1u) << what << ": RoPE and the f16 write in the epilogue";
+      pos += M + 2;
+    }
+    run_and_check(r, 1, s.C - 1, seed++, what + " last slot");
+  }
+  webgpu::Tuning t = tuned();
+  t.gemm.kind = webgpu::GemmTuning::Kind::Tiled;
+  t.gemm.mmq_ggml_min_tiles = 0;
+  const Spec g{GgmlType::Q4_K, std::nullopt, 256, 2, 1, 64, 40, true, true, DType::F16};
+  RopeLinear r;
+  {
+    webgpu::ScopedTuning scoped(gpu(), t);
+    r = make(g, 300, 20);
+  }
+  run_and_check(r, 20, 0, 301, "f16 GEMM route M 20");
+  try {
+    make({GgmlType::Q8_0, std::nullopt, 64, 3, 1, 6, 40, true, true, DType::F16}, 302);
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("multiple of 4"), std::string::npos) << e.what();
   }
 }
 

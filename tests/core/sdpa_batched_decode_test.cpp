@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "sdpa_batched_util.h"
@@ -116,6 +117,29 @@ TEST(SdpaBatchedDecode, MatchesTheReferenceAndTheScoresRoute) {
       }
     }
   }
+}
+
+// f16 caches (kv_f16.wgsl) on both routes and the cache write: against the reference over the values rounded to
+// f16, and the caches read back within one f16 step of that rounded mirror.
+TEST(SdpaBatchedDecode, F16Caches) {
+  for (auto [Hq, Hkv, D] : {std::tuple<int64_t, int64_t, int64_t>{8, 2, 64}, {7, 1, 128}, {8, 1, 4}}) {
+    Batched dec(kRows, kSlots, Hq, Hkv, D, kCtx, 0, 0, policy(true, true, 1), DType::F16);
+    Batched ref(kRows, kSlots, Hq, Hkv, D, kCtx, 0, 0, policy(false, true), DType::F16);
+    const auto all = steps();
+    for (size_t i = 0; i < all.size(); ++i) {
+      const std::string what = fmt::format("f16 Hq={} Hkv={} D={} step {}", Hq, Hkv, D, i);
+      auto [got, want] = dec.run(all[i]);
+      auto [scores, want2] = ref.run(all[i]);
+      expect_attn_close(got, want, what + " decode route vs reference");
+      expect_attn_close(scores, want2, what + " scores route vs reference");
+      ASSERT_TRUE(active(*dec.exe, "sdpa_batched_decode.wgsl:main")) << what;
+    }
+    wgrt::test::expect_f16_cache(dec.exe->read_f32(dec.kc), dec.kc_ref, "f16 k cache, decode route");
+    wgrt::test::expect_f16_cache(ref.exe->read_f32(ref.vc), ref.vc_ref, "f16 v cache, scores route");
+  }
+  Batched swa(kRows, 2, 4, 2, 8, 11, 0.0, 4, std::nullopt, DType::F16);
+  auto [g, w] = swa.run(wgrt::test::prefill(1, 0, 6));
+  expect_attn_close(g, w, "f16 window 4");
 }
 
 // The route rule: calls of more rows than the policy's take the scores route; so do the _swa variant and

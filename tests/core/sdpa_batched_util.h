@@ -32,10 +32,12 @@ struct Batched {
   int64_t window = 0;
   double qscale = 1;   // q inputs are scaled by this (so that the soft cap bites)
   std::optional<webgpu::Tuning> tuning;  // installed for the build and every execute (none: the device's)
+  DType kv = DType::F32;  // the caches' dtype; F16: the CPU mirror holds the written values rounded to f16
+  ValueId kc = -1, vc = -1;
 
   Batched(int64_t R_max_, int64_t N_, int64_t Hq_, int64_t Hkv_, int64_t D_, int64_t C_, double softcap_ = 0,
-          int64_t window_ = 0, std::optional<webgpu::Tuning> tuning_ = std::nullopt)
-      : R_max(R_max_), N(N_), Hq(Hq_), Hkv(Hkv_), D(D_), C(C_), softcap(softcap_), window(window_), tuning(tuning_) {
+          int64_t window_ = 0, std::optional<webgpu::Tuning> tuning_ = std::nullopt, DType kv_ = DType::F32)
+      : R_max(R_max_), N(N_), Hq(Hq_), Hkv(Hkv_), D(D_), C(C_), softcap(softcap_), window(window_), tuning(tuning_), kv(kv_) {
     std::optional<webgpu::ScopedTuning> keep;
     if (tuning) keep.emplace(gpu(), *tuning);
     Graph g;
@@ -44,7 +46,7 @@ struct Batched {
     v = g.input("v", DType::F32, {1, R_max, Hkv, D});
     slots = g.input("slots", DType::I32, {R_max});
     pos = g.input("pos", DType::I32, {R_max});
-    ValueId kc = g.state("k_cache", DType::F32, {N, C, Hkv, D}), vc = g.state("v_cache", DType::F32, {N, C, Hkv, D});
+    kc = g.state("k_cache", kv, {N, C, Hkv, D}), vc = g.state("v_cache", kv, {N, C, Hkv, D});
     out = g.tensor(DType::F32, {1, R_max, Hq, D}, "out");
     if (softcap != 0 || window != 0)
       g.op("wgrt.sdpa_batched_swa.default", {q, k, v, kc, vc, slots, pos, g.none(), g.real(softcap), g.int_value(window), out},
@@ -79,6 +81,7 @@ struct Batched {
       exe->execute();
     }
     std::vector<float> got = exe->read_f32(out);
+    if (kv == DType::F16) kd = f16_rounded(kd), vd = f16_rounded(vd);
     const size_t row_kv = size_t(Hkv * D), slot_kv = size_t(C) * row_kv;
     for (int64_t i = 0; i < R; ++i) {  // all writes first, as the op does
       const size_t dst = size_t(rows[i].slot) * slot_kv + size_t(rows[i].pos) * row_kv;

@@ -5,7 +5,8 @@
 // dims 64, 80, 128, 256, B = 2, every split setting (never, default rule, chunks of 1 / 64 / 300 keys), the
 // old flash route on the same steps, live-dim changes (growing decode, a long split step then a short one, a
 // prefill after decodes: stale partials of a longer step must not leak), route choice (D % 4, S > 1) and the
-// WGRT_SDPA_DECODE / WGRT_SDPA_SPLIT knobs. Tolerance: |gpu - ref| <= 1e-4 + 1e-3 |ref| (attention_test_util.h).
+// WGRT_SDPA_DECODE / WGRT_SDPA_SPLIT knobs; f16 caches on every route. Tolerance: |gpu - ref| <= 1e-4 + 1e-3 |ref|
+// (attention_test_util.h; f16 caches: against the reference over the rounded caches).
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
@@ -120,6 +121,70 @@ TEST(SdpaDecode, LiveDimChangesOnOneGraph) {
   auto last = t.make_step(1, 27);
   expect_attn_close(t.run(last), t.expected(last), "decode at 27 after the prefill");
   EXPECT_TRUE(t.decode_active());
+}
+
+// f16 KV caches (kv_f16.wgsl): every route of llama.sdpa_with_kv_cache reads them (decode with and without splits,
+// the sdpa_flash route, the register-blocked prefill, the scores-in-scratch legacy and _swa kernels), and both
+// cache writers (the fill's llama.update_cache, the op's own update_kv_cache) store the values rounded to f16:
+// the caches read back within one f16 step of the mirror rounded to nearest even, and each output matches
+// the double-precision reference over those rounded caches at the f32 tolerance.
+TEST(SdpaDecode, F16CachesOnEveryRoute) {
+  struct Case {
+    int64_t B, Hq, Hkv, D;
+  };
+  const int64_t C = 1001;
+  for (Case c : {Case{1, 4, 4, 64}, Case{2, 8, 2, 80}, Case{1, 7, 1, 128}, Case{1, 16, 2, 256}}) {
+    Sdpa t(c.B, 16, c.Hq, c.Hkv, c.D, C, true, false, /*fill_max=*/C, std::nullopt, 0, 0, DType::F16);
+    t.set_fill(C, 0);
+    bool filled = true;
+    const std::string base = fmt::format("f16 B={} Hq={} Hkv={} D={}", c.B, c.Hq, c.Hkv, c.D);
+    for (int32_t pos : {0, 63, 256, 999, int32_t(C - 1)}) {
+      auto st = t.make_step(1, pos);
+      std::vector<float> first;
+      {
+        webgpu::ScopedTuning def(gpu(), with_decode_kernel(true));
+        first = t.run(st);
+      }
+      if (filled) t.set_fill(0, 0), filled = false;
+      auto want = t.expected(st);
+      const std::string what = fmt::format("{} context {}", base, pos + 1);
+      expect_attn_close(first, want, what + " first run");
+      expect_f16_cache(t.exe->read_f32(t.kc), t.kc_ref, what + " k cache");
+      expect_f16_cache(t.exe->read_f32(t.vc), t.vc_ref, what + " v cache");
+      check_all_routes(t, st, want, what);
+    }
+    auto pre = t.make_step(16, 100);  // the prefill route (D <= 128) or sdpa_flash's wide route
+    expect_attn_close(t.run(pre), t.expected(pre), base + " prefill 16 at 100");
+  }
+  {  // the legacy kernel and the _swa variant (scores in scratch; scalar cache reads)
+    std::unique_ptr<Sdpa> legacy;
+    {
+      Legacy on;
+      legacy = std::make_unique<Sdpa>(1, 4, 8, 2, 64, 300, true, false, 0, std::nullopt, 0, 0, DType::F16);
+    }
+    auto a = legacy->make_step(4, 0), b = legacy->make_step(1, 4);
+    Legacy on;
+    expect_attn_close(legacy->run(a), legacy->expected(a), "f16 legacy prefill");
+    expect_attn_close(legacy->run(b), legacy->expected(b), "f16 legacy decode");
+    EXPECT_TRUE(legacy->active("ops/attention/sdpa.wgsl:main"));
+    Sdpa swa(1, 2, 4, 2, 16, 40, true, false, 0, std::nullopt, 1.5, 3, DType::F16);
+    auto w0 = swa.make_step(2, 0), w1 = swa.make_step(1, 2);
+    expect_attn_close(swa.run(w0), swa.expected(w0), "f16 swa prefill");
+    expect_attn_close(swa.run(w1), swa.expected(w1), "f16 swa decode");
+  }
+  // Out of the f16 range: stored as +-65504 (one key: out = its v row).
+  Sdpa big(1, 1, 4, 4, 8, 8, true, false, 0, std::nullopt, 0, 0, DType::F16);
+  auto st = big.make_step(1, 0);
+  for (size_t i = 0; i < st.v.size(); ++i) st.v[i] = i % 2 ? 1e6f : -7e4f;
+  const std::vector<float> out = big.run(st);
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], i % 2 ? 65504.0f : -65504.0f) << i;
+  // An f16 cache needs D % 4 == 0; the error names the fix.
+  try {
+    Sdpa bad(1, 1, 4, 2, 6, 8, true, false, 0, std::nullopt, 0, 0, DType::F16);
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("multiple of 4"), std::string::npos) << e.what();
+  }
 }
 
 // The route rule: decode with D % 4 == 0 takes the decode kernel; D = 37 and prefill keep sdpa_flash.wgsl;

@@ -60,6 +60,7 @@ struct Sdpa {
   double scale;
   double softcap = 0;  // > 0 or window > 0: wgrt.sdpa_with_kv_cache_swa
   int64_t window = 0;
+  DType kv = DType::F32;  // the caches' dtype; F16: the CPU mirror holds each written value rounded to f16
   ValueId q, k, v, pos_in, out, kc, vc, kfill = -1, vfill = -1, fill_pos = -1;
   std::unique_ptr<ExecutableGraph> exe;
   std::vector<float> kc_ref, vc_ref;
@@ -67,16 +68,16 @@ struct Sdpa {
 
   Sdpa(int64_t B_, int64_t S_max_, int64_t Hq_, int64_t Hkv_, int64_t D_, int64_t C_, bool causal_ = true,
        bool pinned_pos = false, int64_t fill_max = 0, std::optional<double> scale_ = std::nullopt, double softcap_ = 0,
-       int64_t window_ = 0)
-      : B(B_), S_max(S_max_), Hq(Hq_), Hkv(Hkv_), D(D_), C(C_), causal(causal_), softcap(softcap_), window(window_) {
+       int64_t window_ = 0, DType kv_ = DType::F32)
+      : B(B_), S_max(S_max_), Hq(Hq_), Hkv(Hkv_), D(D_), C(C_), causal(causal_), softcap(softcap_), window(window_), kv(kv_) {
     scale = scale_ ? *scale_ : 1.0 / std::sqrt(double(D));
     Graph g;
     q = g.input("q", DType::F32, {B, S_max, Hq, D});
     k = g.input("k", DType::F32, {B, S_max, Hkv, D});
     v = g.input("v", DType::F32, {B, S_max, Hkv, D});
     pos_in = g.input("input_pos", DType::I32, {1});
-    kc = g.state("k_cache", DType::F32, {B, C, Hkv, D});
-    vc = g.state("v_cache", DType::F32, {B, C, Hkv, D});
+    kc = g.state("k_cache", kv, {B, C, Hkv, D});
+    vc = g.state("v_cache", kv, {B, C, Hkv, D});
     ValueId pos = pinned_pos ? g.int_value(0) : g.symint();
     if (!pinned_pos) g.op("et_vk.select_as_symint.default", {pos_in, g.int_value(0), g.int_value(0), pos});
     if (fill_max > 0) {
@@ -112,9 +113,11 @@ struct Sdpa {
     exe->set_input(vfill, {B, n, Hkv, D}, std::span<const float>(vf));
     std::vector<int32_t> p = {at};
     exe->set_input(fill_pos, {1}, std::span<const int32_t>(p));
-    ref::cache_write(kc_ref, kf, B, n, Hkv, D, C, at);
-    ref::cache_write(vc_ref, vf, B, n, Hkv, D, C, at);
+    ref::cache_write(kc_ref, stored(kf), B, n, Hkv, D, C, at);
+    ref::cache_write(vc_ref, stored(vf), B, n, Hkv, D, C, at);
   }
+  // Values as the caches hold them.
+  std::vector<float> stored(const std::vector<float>& x) const { return kv == DType::F16 ? f16_rounded(x) : x; }
 
   struct Step {
     std::vector<float> q, k, v;
@@ -135,8 +138,8 @@ struct Sdpa {
     return exe->read_f32(out);
   }
   std::vector<float> expected(const Step& st) {
-    ref::cache_write(kc_ref, st.k, B, st.S, Hkv, D, C, st.pos);
-    ref::cache_write(vc_ref, st.v, B, st.S, Hkv, D, C, st.pos);
+    ref::cache_write(kc_ref, stored(st.k), B, st.S, Hkv, D, C, st.pos);
+    ref::cache_write(vc_ref, stored(st.v), B, st.S, Hkv, D, C, st.pos);
     return ref::attention(st.q, kc_ref, vc_ref, B, st.S, Hq, Hkv, D, C, st.pos, causal, scale, softcap, window);
   }
   // Whether a dispatch of `kernel` ("<shader>:<entry>") ran in the last execute (dump lists inactive ones, and

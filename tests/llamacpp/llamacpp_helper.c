@@ -11,9 +11,9 @@
  *       shapes read with libggml's gguf reader): llama.cpp refuses IQ2_XXS IQ2_XS IQ2_S IQ2_M IQ1_S IQ1_M
  *       without one, and its IQ3 mixes pick IQ2_S for some small tensors. F32 from a
  *       quantized IN writes every tensor dequantized by llama.cpp.
- *   wgrt_llamacpp_helper run LIBDIR MODEL.gguf N_GEN TOKEN[,TOKEN...]
- *       CPU forward of the prompt tokens (f32 KV cache, no flash attention), then N_GEN greedy steps (argmax,
- *       first index on ties). Prints
+ *   wgrt_llamacpp_helper run LIBDIR MODEL.gguf N_GEN TOKEN[,TOKEN...] [f32|f16]
+ *       CPU forward of the prompt tokens (KV cache of the last argument's type, default f32; no flash
+ *       attention), then N_GEN greedy steps (argmax, first index on ties). Prints
  *       "logits <v>..." (the vocabulary's logits after the prompt, %.9g) and "ids <id>..." (the N_GEN ids).
  *   wgrt_llamacpp_helper load LIBDIR MODEL.gguf
  *       Loads the model's metadata as llama.cpp does for inference (hyperparameters, vocabulary, every tensor
@@ -204,7 +204,8 @@ static int argmax(const float* v, int n) {
   return b;
 }
 
-static int run(const char* model_path, int n_gen, const char* list) {
+static int run(const char* model_path, int n_gen, const char* list, const char* kv_type) {
+  if (strcmp(kv_type, "f32") != 0 && strcmp(kv_type, "f16") != 0) return fail("KV cache type must be f32 or f16, not ", kv_type);
   int32_t toks[4096];
   int n = 0;
   for (const char* s = list; *s && n < 4096;) {
@@ -221,7 +222,7 @@ static int run(const char* model_path, int n_gen, const char* list) {
   cp.n_ctx = (uint32_t)(n + n_gen + 8);
   cp.n_batch = cp.n_ubatch = (uint32_t)n;
   cp.n_threads = cp.n_threads_batch = 2;
-  cp.type_k = cp.type_v = 0;   /* GGML_TYPE_F32 KV cache: f16 would round K and V */
+  cp.type_k = cp.type_v = strcmp(kv_type, "f16") == 0 ? 1 : 0; /* GGML_TYPE_F16 : GGML_TYPE_F32 (f16 rounds K and V) */
   cp.flash_attn_type = 0;      /* LLAMA_FLASH_ATTN_TYPE_DISABLED: the plain f32 softmax(QK^T)V path */
   void* ctx = ((void* (*)(void*, struct context_params))sym("llama_init_from_model"))(model, cp);
   if (!ctx) return fail("llama.cpp cannot make a context for ", model_path);
@@ -274,9 +275,9 @@ static int load(const char* model_path) {
 int main(int argc, char** argv) {
   if (argc == 6 && strcmp(argv[1], "quantize") == 0)
     return open_llama(argv[2]) ? 1 : quantize(argv[3], argv[4], argv[5]);
-  if (argc == 6 && strcmp(argv[1], "run") == 0)
-    return open_llama(argv[2]) ? 1 : run(argv[3], atoi(argv[4]), argv[5]);
+  if ((argc == 6 || argc == 7) && strcmp(argv[1], "run") == 0)
+    return open_llama(argv[2]) ? 1 : run(argv[3], atoi(argv[4]), argv[5], argc == 7 ? argv[6] : "f32");
   if (argc == 4 && strcmp(argv[1], "load") == 0) return open_llama(argv[2]) ? 1 : load(argv[3]);
-  return fail("usage: wgrt_llamacpp_helper quantize LIBDIR IN.gguf OUT.gguf TYPE | run LIBDIR MODEL.gguf N_GEN TOKENS"
+  return fail("usage: wgrt_llamacpp_helper quantize LIBDIR IN.gguf OUT.gguf TYPE | run LIBDIR MODEL.gguf N_GEN TOKENS [f32|f16]"
               " | load LIBDIR MODEL.gguf", 0);
 }

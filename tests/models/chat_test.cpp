@@ -85,7 +85,7 @@ TEST(Chat, CacheReuseGivesTheLogitsOfAFullPrefill) {
   std::vector<float> want = fresh->forward(all, 0);
   EXPECT_LE(max_abs_diff(ev.logits, want), kLogitTol);
   WeightSource w = load_gguf_llama(chat_synth_path());
-  CpuLlama cpu(w.config(), w);
+  CpuLlama cpu(w.config(), w, llm_kv_f16(w.config()));
   std::vector<float> ref;
   for (size_t i = 0; i < all.size(); ++i) ref = cpu.forward(all[i], int(i));
   EXPECT_LE(max_abs_diff(ev.logits, ref), kLogitTol);

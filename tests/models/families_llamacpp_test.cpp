@@ -149,6 +149,7 @@ LlamaCppRun wgrt_run(const std::string& model, const std::vector<int32_t>& promp
   LlmOptions o;
   o.model = model;
   o.context = context;
+  o.cache_type = "f32";  // as llama.cpp's run (llamacpp_oracle.h)
   auto llm = Llm::load(o);
   LlamaCppRun r;
   r.logits = llm->forward(prompt, 0);

@@ -53,11 +53,13 @@ struct LlamaCppRun {
   std::vector<int32_t> ids;   // greedy continuation
 };
 
-// llama.cpp's CPU run of `prompt` then n_gen greedy steps (f32 KV cache, no flash attention).
-inline LlamaCppRun llamacpp_run(const std::string& model, const std::vector<int32_t>& prompt, int n_gen) {
+// llama.cpp's CPU run of `prompt` then n_gen greedy steps (KV cache of kv_type "f32" or "f16", no flash
+// attention).
+inline LlamaCppRun llamacpp_run(const std::string& model, const std::vector<int32_t>& prompt, int n_gen,
+                                const std::string& kv_type = "f32") {
   std::string toks;
   for (int32_t t : prompt) toks += (toks.empty() ? "" : ",") + std::to_string(t);
-  std::istringstream in(llamacpp_helper("run", model + " " + std::to_string(n_gen) + " " + toks));
+  std::istringstream in(llamacpp_helper("run", model + " " + std::to_string(n_gen) + " " + toks + " " + kv_type));
   LlamaCppRun r;
   std::string line, word;
   while (std::getline(in, line)) {

@@ -24,6 +24,10 @@ inline LlmOptions stories_bin_options() {
   return o;
 }
 
+// Whether Llm's default KV cache for this model is f16 (LlmOptions::cache_type "f16" where head_dim % 4 == 0):
+// the CPU reference then rounds its cache the same way (CpuLlama f16_kv).
+inline bool llm_kv_f16(const LlamaConfig& c) { return c.head_dim % 4 == 0; }
+
 inline int argmax(const std::vector<float>& v) {
   return int(std::max_element(v.begin(), v.end()) - v.begin());
 }

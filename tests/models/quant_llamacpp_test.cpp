@@ -32,6 +32,9 @@ namespace wgrt::test {
 namespace {
 
 namespace fs = std::filesystem;
+// f16 KV caches, of the largest logit: both sides round K and V to f16; llama.cpp's CPU path also rounds q and the
+// softmax weights to f16 for those products (measured on Q4_0: 1.3e-3, 0.8e-3 against its f32 run).
+constexpr float kF16KvTol = 3e-3f;
 constexpr float kLogitTol = 1e-4f;     // GPU f32 vs llama.cpp CPU f32 (f32 KV cache) on identical weights; logits up to ~11
 constexpr float kQuantActTol = 0.1f;   // vs llama.cpp's 8-bit-activation path, relative to max |logit|
 constexpr float kInt8Tol = 0.1f;      // int8 x (WGRT_GEMV_KQ_INT8) vs the F32 rewrite, relative to max |logit|: the
@@ -121,6 +124,7 @@ TEST_P(QuantLlamaCpp, LoadsAndMatchesLlamaCpp) {
   // 2. wgrt on the quantized file vs llama.cpp on the same weights in F32.
   LlmOptions o;
   o.model = qpath;
+  o.cache_type = "f32";  // as llama.cpp's run (llamacpp_oracle.h); the f16 cache against llama.cpp's below
   auto llm = Llm::load(o);
   std::printf("[ %s ] %s\n", type.c_str(), llm->description().c_str());
   auto [logits, ids] = greedy(*llm);
@@ -143,6 +147,21 @@ TEST_P(QuantLlamaCpp, LoadsAndMatchesLlamaCpp) {
     EXPECT_LT(max_abs_diff(fl, ref.logits), kLogitTol) << "fused layer body: first-step logits vs llama.cpp";
     EXPECT_EQ(fids, ref.ids) << "fused layer body: 32 greedy ids vs llama.cpp on the F32 rewrite";
     std::printf("[ %s ] fused layer body: max diff %.2e vs llama.cpp F32 rewrite\n", type.c_str(), max_abs_diff(fl, ref.logits));
+  }
+
+  // 2b. The default f16 KV cache against llama.cpp's f16 KV cache on the F32 rewrite (it rounds K and V to f16 as
+  // wgrt does; its CPU path also rounds q and the softmax weights to f16 for those products, wgrt keeps them f32).
+  if (type == "Q4_K_M" || type == "Q8_0" || type == "Q4_0") {
+    LlmOptions h = o;
+    h.cache_type = "f16";
+    auto llm16 = Llm::load(h);
+    auto [l16, ids16] = greedy(*llm16);
+    const LlamaCppRun ref16 = test::llamacpp_run(dqpath, kPrompt, kGen, "f16");
+    const float d16 = max_abs_diff(l16, ref16.logits);
+    std::printf("[ %s ] f16 KV cache: max diff %.2e vs llama.cpp F32 rewrite with an f16 KV cache (%.2e vs its f32 run)\n",
+                type.c_str(), d16, max_abs_diff(l16, ref.logits));
+    EXPECT_LT(d16, kF16KvTol * mx) << "f16 KV cache: first-step logits vs llama.cpp's f16 KV cache";
+    EXPECT_EQ(ids16, ref16.ids) << "f16 KV cache: 32 greedy ids vs llama.cpp's f16 KV cache on the F32 rewrite";
   }
 
   // 3. vs llama.cpp's own quantized path (8-bit activations).

@@ -191,7 +191,7 @@ void expect_gpu_matches_cpu(const SynthConfig& c, GgmlType type) {
   ASSERT_EQ(llm->vocab_size(), c.vocab);
   ASSERT_EQ(llm->context(), c.context);
   WeightSource w = load_gguf_llama(path);
-  CpuLlama cpu(w.config(), w);
+  CpuLlama cpu(w.config(), w, llm_kv_f16(w.config()));
   std::vector<int32_t> prompt = {1, 17, 259, 298, 4, 150};
   std::vector<float> ref;
   for (size_t i = 0; i < prompt.size(); ++i) ref = cpu.forward(prompt[i], int(i));

@@ -4,6 +4,8 @@
 #include <string>
 #include <wgrt/error.h>
 
+#include "util/half.h"
+
 namespace wgrt::test {
 namespace {
 
@@ -47,7 +49,7 @@ void rope(float* v, int hd, int pos, double theta, bool interleaved) {
 
 }  // namespace
 
-CpuLlama::CpuLlama(const LlamaConfig& cfg, const WeightSource& w) : cfg_(cfg) {
+CpuLlama::CpuLlama(const LlamaConfig& cfg, const WeightSource& w, bool f16_kv) : cfg_(cfg), f16_kv_(f16_kv) {
   tok_embd_ = w.get("tok_embd").to_f32();
   output_norm_ = w.get("output_norm").to_f32();
   output_ = cfg.tied_embeddings ? tok_embd_ : w.get("output").to_f32();
@@ -101,6 +103,9 @@ std::vector<float> CpuLlama::forward(int token, int pos) {
     }
     for (int h = 0; h < c.n_heads; ++h) rope(&q[h * hd], int(hd), pos, c.rope_theta, c.rope_interleaved);
     for (int h = 0; h < c.n_kv_heads; ++h) rope(&k[h * hd], int(hd), pos, c.rope_theta, c.rope_interleaved);
+    if (f16_kv_)
+      for (std::vector<float>* t : {&k, &v})
+        for (float& e : *t) e = f16_to_f32(f32_to_f16(e));
     key_cache_[l].insert(key_cache_[l].end(), k.begin(), k.end());
     value_cache_[l].insert(value_cache_[l].end(), v.begin(), v.end());
 

@@ -10,6 +10,8 @@
 //   logits = (output or tok_embd) * rmsnorm(x, output_norm)
 // rmsnorm(x, w) = w * x / sqrt(mean(x^2) + eps). All dot products and sums accumulate in double; stored
 // activations are float (as in run.c). Weights are dequantized to f32 once in the constructor.
+// f16_kv: every cached k (after RoPE) and v value is rounded to f16 (to nearest even), as wgrt's f16 KV cache holds
+// them (the default of Llm where head_dim % 4 == 0: test::llm_kv_f16).
 // forward() must be called with pos = 0, 1, 2, ... in order (it appends to the KV cache); pos must be below
 // config.context_length (InvalidArgument otherwise); token must be in [0, vocab).
 #pragma once
@@ -21,7 +23,7 @@ namespace wgrt::test {
 
 class CpuLlama {
  public:
-  CpuLlama(const LlamaConfig& cfg, const WeightSource& weights);
+  CpuLlama(const LlamaConfig& cfg, const WeightSource& weights, bool f16_kv = false);
   std::vector<float> forward(int token, int pos);  // logits [vocab]
   const LlamaConfig& config() const { return cfg_; }
 
@@ -34,6 +36,7 @@ class CpuLlama {
   std::vector<Layer> layers_;
   std::vector<std::vector<float>> key_cache_, value_cache_;  // per layer: [pos][kv_dim]
   int next_pos_ = 0;
+  bool f16_kv_ = false;
 };
 
 }  // namespace wgrt::test

@@ -73,6 +73,9 @@ void add_model_options(CLI::App* cmd, LlmOptions& o) {
       ->check(count_check());
   cmd->add_option("--adapter", o.adapter, "Adapter: vulkan | opengl | discrete | integrated | cpu | name substring");
   cmd->add_flag("--f32", o.force_f32, "Dequantize 4-bit weights to f32");
+  cmd->add_option("--cache-type", o.cache_type,
+                  "KV-cache element type: f16 (default, half the memory; f32 where the head dim is not a multiple of 4) or f32")
+      ->check(CLI::IsMember({"f16", "f32"}));
   cmd->add_flag("--check-weights", o.check_weights, "Scan every weight for NaN/Inf before loading (slower load)");
 }
 

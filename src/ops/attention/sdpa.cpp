@@ -11,7 +11,8 @@
 //   before the softmax, and query s (position input_pos + s) sees only keys t with input_pos + s - t < window.
 //   It always takes the legacy route (the flash kernels have neither option yet), so its score scratch must fit
 //   one binding (LimitError at build naming the fix otherwise).
-// GQA: Hq must be a multiple of Hkv; query head h reads kv head h / (Hq/Hkv). f32, D <= 256.
+// GQA: Hq must be a multiple of Hkv; query head h reads kv head h / (Hq/Hkv). f32, D <= 256; the caches f32 or f16
+// (kv_f16.wgsl: D % 4 == 0; every kernel below is built for the caches' dtype, kv_cache.h kv_prelude).
 // Routes (plan_flash below, from the tuning policy at every execute):
 //   wide / narrow flash attention (sdpa_flash.wgsl): online softmax over key tiles, no score buffer; the G
 //     query heads of a kv head share its K/V loads; decode splits the keys across workgroups (split-KV) and
@@ -159,9 +160,10 @@ void build_sdpa(OpBuilder& b, bool ext) {
   b.check(written == b.is_none(V), "k and v must both be tensors or both None");
   for (size_t i : {Q, K, V, KC, VC}) {
     if (written && (i == K || i == V)) continue;
-    b.check_dtype(i, DType::F32);
+    if (i != KC && i != VC) b.check_dtype(i, DType::F32);
     b.check_rank(i, 4, 4);
   }
+  const std::vector<std::string> kv = kv_prelude(check_kv_cache_dtype(b, KC, VC));
   b.check_dtype(OUT, DType::F32);
   const Dims& q = b.tensor(Q).dims;
   const Dims& kc = b.tensor(KC).dims;
@@ -226,17 +228,17 @@ void build_sdpa(OpBuilder& b, bool ext) {
     const std::string pre = "ops/attention/sdpa_flash_prefill.wgsl";
     // V tiles in workgroup memory where they fit too (within 32 KiB: 16- and 32-row blocks at D 64, not 64).
     const double vt = prefill_workgroup_bytes(prefill_rpt, D, true) <= wg_limit ? 1 : 0;
-    prefill = b.dispatch({pre, "main", {{"RPT", double(prefill_rpt)}, {"D4", double(D / 4)}, {"VT", vt}}, {}},
+    prefill = b.dispatch({pre, "main", {{"RPT", double(prefill_rpt)}, {"D4", double(D / 4)}, {"VT", vt}}, {}, kv},
                          {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRoutePrefill);
-    prefill_merge = b.dispatch({pre, "combine", {{"D4", double(D / 4)}}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), params},
+    prefill_merge = b.dispatch({pre, "combine", {{"D4", double(D / 4)}}, {}, kv}, {t(Q), t(KC), t(VC), partials, t(OUT), params},
                                kRoutePrefill);
   }
   if (wide_ok)
-    wide = b.dispatch({flash, "main", {{"DT", 16}, {"DPT_MAX", 8}}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRouteWide);
-  const webgpu::KernelSpec narrow_spec{flash, "main", {{"DT", 64}, {"DPT_MAX", 4}}, {}};
+    wide = b.dispatch({flash, "main", {{"DT", 16}, {"DPT_MAX", 8}}, {}, kv}, {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRouteWide);
+  const webgpu::KernelSpec narrow_spec{flash, "main", {{"DT", 64}, {"DPT_MAX", 4}}, {}, kv};
   DispatchRef narrow = b.dispatch(narrow_spec, {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRouteNarrow);
   DispatchRef split = b.dispatch(narrow_spec, {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRouteSplit);
-  DispatchRef combine = b.dispatch({flash, "combine", {}, {}}, {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRouteSplit);
+  DispatchRef combine = b.dispatch({flash, "combine", {}, {}, kv}, {t(Q), t(KC), t(VC), partials, t(OUT), params}, kRouteSplit);
   // Decode route (sdpa_decode.wgsl): vec4 K/V rows, HB = min(G, 8) query heads per workgroup.
   const bool decode_ok = !ext && D % 4 == 0;
   const int64_t decode_heads = std::min<int64_t>(q[2] / k[2], kDecodeMaxHeads);
@@ -245,14 +247,14 @@ void build_sdpa(OpBuilder& b, bool ext) {
   if (decode_ok) {
     const std::string dec = "ops/attention/sdpa_decode.wgsl";
     decode_params = b.uniform<SdpaDecodeParams>();
-    decode_main = b.dispatch({dec, "main", {{"HB", double(decode_heads)}, {"D4", double(D / 4)}}, {}},
+    decode_main = b.dispatch({dec, "main", {{"HB", double(decode_heads)}, {"D4", double(D / 4)}}, {}, kv},
                              {t(Q), t(KC), t(VC), partials, t(OUT), decode_params}, kRouteDecode);
-    decode_merge = b.dispatch({dec, "combine", {{"COMBINE_LOOP", double(build_tu.sdpa_combine_loop_splits)}}, {}},
+    decode_merge = b.dispatch({dec, "combine", {{"COMBINE_LOOP", double(build_tu.sdpa_combine_loop_splits)}}, {}, kv},
                               {t(Q), t(KC), t(VC), partials, t(OUT), decode_params}, kRouteDecode);
   }
   if (legacy_ok) {
     ScratchRef scores = b.scratch(score_bytes, "attention scores");
-    general = b.dispatch({"ops/attention/sdpa.wgsl", "main", {}, {}}, {t(Q), t(KC), t(VC), scores, t(OUT), legacy_params}, kRouteLegacy);
+    general = b.dispatch({"ops/attention/sdpa.wgsl", "main", {}, {}, kv}, {t(Q), t(KC), t(VC), scores, t(OUT), legacy_params}, kRouteLegacy);
   }
 
   b.on_resize([=](ResizeContext& r) {

@@ -26,8 +26,8 @@ struct Params {
 }
 
 @group(0) @binding(0) var<storage, read> q : array<f32>;
-@group(0) @binding(1) var<storage, read> k_cache : array<f32>;
-@group(0) @binding(2) var<storage, read> v_cache : array<f32>;
+@group(0) @binding(1) var<storage, read> k_cache : array<KvWord>;  // the prelude kv_f32.wgsl or kv_f16.wgsl
+@group(0) @binding(2) var<storage, read> v_cache : array<KvWord>;
 @group(0) @binding(3) var<storage, read_write> scores : array<f32>;
 @group(0) @binding(4) var<storage, read_write> out : array<f32>;
 @group(0) @binding(5) var<uniform> p : Params;

@@ -11,7 +11,8 @@
 //   as above with gemma's options, as wgrt.sdpa_with_kv_cache_swa applies them (llama.cpp build_attn_mha):
 //   scores s = (q·scale)·k become softcap*tanh(s/softcap) before the softmax, and row r sees only keys t with
 //   pos[r] - t < window.
-// GQA: Hq must be a multiple of Hkv; query head h reads kv head h / (Hq/Hkv). f32, D <= 256, N >= 1.
+// GQA: Hq must be a multiple of Hkv; query head h reads kv head h / (Hq/Hkv). f32, D <= 256, N >= 1; the caches f32
+// or f16 (D % 4 == 0; the kernels are built for their dtype: kv_cache.h kv_prelude).
 // Errors: shapes/dtypes at build (InvalidArgument); the scores scratch [R*Hq, C_max] beyond
 // maxStorageBufferBindingSize (LimitError at build); at execute, a slot outside [0, N) or a position outside
 // [0, C_max) in the host copy of slots/pos (LimitError naming the row; nothing runs). Positions before pos[r]
@@ -30,6 +31,7 @@
 #include "ops/attention/attn_options.h"
 #include "ops/attention/key_split.h"
 #include "ops/families.h"
+#include "ops/kv_cache/kv_cache.h"
 #include "webgpu/device.h"
 
 namespace wgrt::ops {
@@ -59,9 +61,12 @@ void build_sdpa_batched(OpBuilder& b, bool ext) {
   const double softcap = opt.softcap;
   const int64_t window = opt.window;
   for (size_t i : {Q, K, V, KC, VC}) {
-    b.check_dtype(i, DType::F32);
+    if (i != KC && i != VC) b.check_dtype(i, DType::F32);
     b.check_rank(i, 4, 4);
   }
+  const DType kv_type = check_kv_cache_dtype(b, KC, VC);
+  const std::vector<std::string> kv = kv_prelude(kv_type);
+  const uint64_t per_word = kv_type == DType::F16 ? 2 : 1;  // cache elements per write invocation
   b.check_dtype(OUT, DType::F32);
   b.check_dtype(SLOTS, DType::I32);
   b.check_dtype(POS, DType::I32);
@@ -89,9 +94,9 @@ void build_sdpa_batched(OpBuilder& b, bool ext) {
   ScratchRef scores = b.scratch(score_bytes, "attention scores");
   UniformRef params = b.uniform<BatchedSdpaParams>();
   auto t = [&](size_t i) { return Binding::tensor(b.arg(i)); };
-  DispatchRef write = b.dispatch({"ops/attention/sdpa_batched_write.wgsl", "main", {}, {}},
+  DispatchRef write = b.dispatch({"ops/attention/sdpa_batched_write.wgsl", "main", {}, {}, kv},
                                  {t(K), t(V), t(SLOTS), t(POS), t(KC), t(VC), params});
-  DispatchRef attend = b.dispatch({"ops/attention/sdpa_batched.wgsl", "main", {}, {}},
+  DispatchRef attend = b.dispatch({"ops/attention/sdpa_batched.wgsl", "main", {}, {}, kv},
                                   {t(Q), t(KC), t(VC), t(SLOTS), t(POS), scores, t(OUT), params}, kRouteScores);
   // The decode route. Partials: the split rule keeps R * nsplit * Hkv * blocks <= the target where it splits,
   // so R * nsplit <= target / (Hkv * blocks) rows of splits (at build's policy; execute clamps to what was sized).
@@ -107,9 +112,9 @@ void build_sdpa_batched(OpBuilder& b, bool ext) {
   if (decode_ok) {
     partials = b.scratch(std::max<uint64_t>(part_bytes, 16), "split-KV partials");
     const std::string dec = "ops/attention/sdpa_batched_decode.wgsl";
-    decode = b.dispatch({dec, "main", {{"HB", double(heads)}, {"D4", double(D / 4)}}, {}},
+    decode = b.dispatch({dec, "main", {{"HB", double(heads)}, {"D4", double(D / 4)}}, {}, kv},
                         {t(Q), t(KC), t(VC), t(SLOTS), t(POS), partials, t(OUT), params}, kRouteDecode);
-    merge = b.dispatch({dec, "combine", {{"COMBINE_LOOP", double(b.device().tuning().sdpa_combine_loop_splits)}}, {}},
+    merge = b.dispatch({dec, "combine", {{"COMBINE_LOOP", double(b.device().tuning().sdpa_combine_loop_splits)}}, {}, kv},
                        {t(Q), t(KC), t(VC), t(SLOTS), t(POS), partials, t(OUT), params}, kRouteDecode);
   }
 
@@ -151,7 +156,7 @@ void build_sdpa_batched(OpBuilder& b, bool ext) {
     p.blocks = uint32_t(blocks);
     r.set_uniform(params, p);
     r.select_route(use_decode ? kRouteDecode : kRouteScores);
-    r.set_invocations(write, uint64_t(p.rows) * p.hkv * p.d, 2);
+    r.set_invocations(write, uint64_t(p.rows) * p.hkv * p.d / per_word, 2);
     r.set_workgroups(attend, use_decode ? 0 : uint64_t(p.rows) * p.hq);
     if (decode_ok) {
       r.set_workgroups(decode, use_decode ? uint64_t(q[1] * k[2] * blocks * ks.nsplit) : 0);

@@ -1,9 +1,11 @@
 // The scores-in-scratch attention body shared by llama.sdpa_with_kv_cache's legacy route (sdpa.wgsl, with
 // gemma's options for wgrt.sdpa_with_kv_cache_swa) and wgrt.sdpa_batched (sdpa_batched.wgsl): one workgroup per
 // query row, the row's scores in scratch row qrow of length C_max. Reductions from ops/common/reduce.wgsl.
-// The including kernel declares the bindings q, k_cache, v_cache, scores (read_write), out (read_write) and a
-// uniform p with fields d (head dim <= 256), hkv, c_max, scale, window and softcap (below).
+// The including kernel declares the bindings q, k_cache, v_cache (array<KvWord>: kv_scalar.wgsl), scores
+// (read_write), out (read_write) and a uniform p with fields d (head dim <= 256), hkv, c_max, scale, window and
+// softcap (below).
 #include "ops/common/reduce.wgsl"
+#include "ops/kv_cache/kv_scalar.wgsl"
 
 const WG : u32 = 64u;
 const MAX_D : u32 = 256u;
@@ -28,7 +30,7 @@ fn score(kb : u32, t : u32) -> f32 {
   let base = kb + t * kv_stride();
   var acc = 0.0;
   for (var d = 0u; d < p.d; d++) {
-    acc += q_sh[d] * k_cache[base + d];
+    acc += q_sh[d] * k_at(base + d);
   }
   if (p.softcap > 0.0) {
     acc = p.softcap * tanh(clamp(acc / p.softcap, -15.0, 15.0));
@@ -81,7 +83,7 @@ fn attend_row(qrow : u32, kb : u32, lo : u32, n : u32, lid : u32) {
     for (var d = lid % lanes; d < p.d; d += lanes) {
       var acc = 0.0;
       for (var t = lo + g; t < n; t += groups) {
-        acc += scores[sbase + t] * v_cache[kb + t * ks + d];
+        acc += scores[sbase + t] * v_at(kb + t * ks + d);
       }
       part[g * p.d + d] = acc;
     }

@@ -13,8 +13,8 @@
 #include "ops/common/index.wgsl"
 
 @group(0) @binding(0) var<storage, read> q : array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> k_cache : array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> v_cache : array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> k_cache : array<KvVec4>;
+@group(0) @binding(2) var<storage, read> v_cache : array<KvVec4>;
 @group(0) @binding(3) var<storage, read_write> partials : array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> out : array<vec4<f32>>;
 @group(0) @binding(5) var<uniform> p : Params;

@@ -12,7 +12,8 @@
 // and the including kernel's store_head(row, c, d4, sum, m, l) takes each real head's unnormalized sum (out =
 // sum / l, or a split's partial). Split partials (vec4): acc at [(row*stride + c)*D4 + d4], (m, l, 0, 0) at
 // [ml_base + row*stride + c]; combine_splits merges the live ones.
-// The including kernel declares the bindings q, k_cache, v_cache (read, array<vec4<f32>>), partials, out
+// The including kernel declares the bindings q (read, array<vec4<f32>>), k_cache, v_cache (read, array<KvVec4>
+// of the prelude kv_f32.wgsl or kv_f16.wgsl: the cache's element type), partials, out
 // (read_write, array<vec4<f32>>) and fn store_head(row : u32, c : u32, d4 : u32, sum : vec4<f32>, m : f32, l : f32).
 // Overrides: HB query heads per block, 1..8 (the host picks min(G, 8)); D4 = D / 4.
 
@@ -70,7 +71,7 @@ fn decode_block(row0 : u32, nh : u32, kv0 : u32, ks : u32, t_begin : u32, t_end 
       }
       let kb = kv0 + t * ks;
       for (var e = 0u; e < d4n; e++) {
-        let kv = k_cache[kb + e];
+        let kv = kv_vec4(k_cache[kb + e]);
         for (var i = 0u; i < HB; i++) {
           s[i] += dot(Qs[i * d4n + e], kv);
         }
@@ -98,7 +99,7 @@ fn decode_block(row0 : u32, nh : u32, kv0 : u32, ks : u32, t_begin : u32, t_end 
       for (var kk = slot; kk < nk; kk += 4u * nslot) {
         var vv : array<vec4<f32>, 4>;
         for (var j = 0u; j < 4u; j++) {
-          vv[j] = v_cache[vb + min(kk + j * nslot, nk - 1u) * ks];
+          vv[j] = kv_vec4(v_cache[vb + min(kk + j * nslot, nk - 1u) * ks]);
         }
         for (var j = 0u; j < 4u; j++) {
           let kj = kk + j * nslot;

@@ -18,13 +18,14 @@
 #include "ops/common/index.wgsl"
 
 @group(0) @binding(0) var<storage, read> q : array<f32>;
-@group(0) @binding(1) var<storage, read> k_cache : array<f32>;
-@group(0) @binding(2) var<storage, read> v_cache : array<f32>;
+@group(0) @binding(1) var<storage, read> k_cache : array<KvWord>;  // the prelude kv_f32.wgsl or kv_f16.wgsl
+@group(0) @binding(2) var<storage, read> v_cache : array<KvWord>;
 @group(0) @binding(3) var<storage, read_write> partials : array<f32>;
 @group(0) @binding(4) var<storage, read_write> out : array<f32>;
 @group(0) @binding(5) var<uniform> p : Params;
 
 #include "ops/attention/sdpa_flash_common.wgsl"
+#include "ops/kv_cache/kv_scalar.wgsl"
 
 override DT : u32 = 16u;       // dim lanes of the P·V phase (16 or 64)
 override DPT_MAX : u32 = 8u;   // dims per invocation: >= ceil(D / DT)
@@ -99,7 +100,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
       let full = p.d / 4u;
       for (var d4 = 0u; d4 < full; d4++) {
         let o = kb + d4 * 4u;
-        let kv = vec4<f32>(k_cache[o], k_cache[o + 1u], k_cache[o + 2u], k_cache[o + 3u]);
+        let kv = vec4<f32>(k_at(o), k_at(o + 1u), k_at(o + 2u), k_at(o + 3u));
         for (var r = 0u; r < RB; r++) {
           s[r] += dot(Qs[r * d4n + d4], kv);
         }
@@ -107,7 +108,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
       if (full < d4n) {
         var kv = vec4<f32>(0.0);
         for (var e = 0u; e < p.d - full * 4u; e++) {
-          kv[e] = k_cache[kb + full * 4u + e];
+          kv[e] = k_at(kb + full * 4u + e);
         }
         for (var r = 0u; r < RB; r++) {
           s[r] += dot(Qs[r * d4n + full], kv);
@@ -153,7 +154,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
       var vv : array<f32, 16>;
       for (var jd = 0u; jd < DPT_MAX; jd++) {
         let d = dt + DT * jd;
-        vv[jd] = select(0.0, v_cache[vb + min(d, p.d - 1u)], d < p.d);
+        vv[jd] = select(0.0, v_at(vb + min(d, p.d - 1u)), d < p.d);
       }
       for (var i = 0u; i < RPT; i++) {
         let pr = Ps[(rg * RPT + i) * TK + kk];

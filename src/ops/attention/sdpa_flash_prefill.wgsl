@@ -19,7 +19,7 @@
 //      with V read as vec4 from the cache (the TY row groups share it through the cache hierarchy).
 // nsplit == 1: out = acc / l. nsplit > 1: (acc, m, l) of each row to partials, then `combine` merges the splits
 // a row sees (a row's splits past its last visible key are neither written nor read).
-// Layouts (row-major): q, out [B, S, Hq, D]; k_cache, v_cache [B, C_max, Hkv, D] (bound as vec4: D % 4 == 0);
+// Layouts (row-major): q, out [B, S, Hq, D]; k_cache, v_cache [B, C_max, Hkv, D] (bound as KvVec4 of the prelude kv_f32.wgsl or kv_f16.wgsl: D % 4 == 0);
 // partials [B*S*Hq][nsplit][D4 + 1] vec4: acc, then (m, l, 0, 0) (m in log2 units).
 // Overrides: RPT rows per invocation 4 (BR 64), 2 (BR 32) or 1 (BR 16), the host's blocks follow it; D4 = D / 4
 // (<= 32; DC = ceil(D4 / TX) vec4 columns per invocation), which also sizes the workgroup arrays (smaller blocks and heads take less workgroup memory); VT 1:
@@ -27,8 +27,8 @@
 #include "ops/common/index.wgsl"
 
 @group(0) @binding(0) var<storage, read> q : array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> k_cache : array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> v_cache : array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> k_cache : array<KvVec4>;
+@group(0) @binding(2) var<storage, read> v_cache : array<KvVec4>;
 @group(0) @binding(3) var<storage, read_write> partials : array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> out : array<vec4<f32>>;
 @group(0) @binding(5) var<uniform> p : Params;
@@ -117,9 +117,9 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
       var vv = vec4<f32>(0.0);
       if (t0 + kk < k_hi) {
         let at = kv0 + (t0 + kk) * ks4 + c;
-        kv = k_cache[at];
+        kv = kv_vec4(k_cache[at]);
         if (VT != 0u) {
-          vv = v_cache[at];
+          vv = kv_vec4(v_cache[at]);
         }
       }
       KP[kk * qst + c] = kv;
@@ -215,7 +215,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
         for (var c = 0u; c < DC; c++) {
           let col = tx + TX * c;
           if (col < d4n) {
-            let vv = v_cache[vb + col];
+            let vv = kv_vec4(v_cache[vb + col]);
             for (var i = 0u; i < RPT; i++) {
               acc[i * DC + c] += pv[i] * vv;
             }

@@ -12,6 +12,7 @@
 // Replaces a GEMV over [Wq; Wk; Wv] and a rope_qkv dispatch. No bias. The host guarantees r.pos + M <= the cache
 // rows and the table rows, and N = (Hq + 2 Hkv) D a whole number of workgroups. Storage bindings: 10 (the WebGPU limit this engine asks lavapipe for).
 #include "ops/linear/gemv_kq_body.wgsl"
+#include "ops/kv_cache/kv_pairs.wgsl"
 
 struct RopeParams {
   pos : u32,    // input_pos
@@ -22,8 +23,8 @@ struct RopeParams {
 
 @group(0) @binding(2) var<storage, read> cs : array<f32>;  // [C_max, D]: cos | sin of each position
 @group(0) @binding(3) var<storage, read_write> q_out : array<f32>;    // [M, Hq, D]
-@group(0) @binding(6) var<storage, read_write> k_cache : array<f32>;  // [C_max, Hkv, D]
-@group(0) @binding(10) var<storage, read_write> v_cache : array<f32>; // [C_max, Hkv, D]
+@group(0) @binding(6) var<storage, read_write> k_cache : array<KvWord>;  // [C_max, Hkv, D] (prelude kv_f32 / kv_f16.wgsl)
+@group(0) @binding(10) var<storage, read_write> v_cache : array<KvWord>; // [C_max, Hkv, D]
 @group(0) @binding(11) var<uniform> rp : RopeParams;
 
 override ROTATE : bool = true;
@@ -41,45 +42,56 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   let rows = TR * RPT;
   // Row sums to part[m * rows + slot].
   kq_row_sums(lid);
-  // Invocation (m, pair) < (mn, rows / 2) stores one pair: slots (pair, pair + rows / 2) (EPI 4) or (2 pair,
-  // 2 pair + 1) (EPI 5).
+  // Invocation (m, u) < (mn, rows / 2 / KV_PER_WORD) stores KV_PER_WORD pairs j = u * KV_PER_WORD + g: slots
+  // (j, j + rows / 2) (EPI 4) or (2 j, 2 j + 1) (EPI 5). With an f16 cache (two pairs) the slots j, j + 1 of EPI 4
+  // are elements ia, ia + 1 of one head (RHALF even), and those of EPI 5 ia .. ia + 3, so each cache word is whole.
   let half = rows / 2u;
   let D = 2u * RHALF;
-  if (lid >= mn * half) {
+  let per = half / KV_PER_WORD;
+  if (lid >= mn * per) {
     return;
   }
-  let m = lid / half;
-  let j = lid % half;
-  let sa = select(2u * j, j, EPI == 4u);
-  let sb = select(2u * j + 1u, j + half, EPI == 4u);
-  let row = gemv_row(wg, sa);  // element ia of head `head` of the stack; its partner is element ib
-  let head = row / D;
-  let ia = row % D;
-  let ib = select(ia + 1u, ia + RHALF, EPI == 4u);
-  let jt = select(ia / 2u, ia, EPI == 4u);  // the pair's table column
-  var a = part[m * rows + sa];
-  var b = part[m * rows + sb];
+  let m = lid / per;
   let pos = rp.pos + m0 + m;
-  if (ROTATE && head < rp.hq + rp.hkv) {
-    let c = cs[pos * D + jt];
-    let sn = cs[pos * D + RHALF + jt];
-    let ra = a * c - b * sn;
-    b = b * c + a * sn;
-    a = ra;
+  var av : array<f32, 2>;
+  var bv : array<f32, 2>;
+  var ias : array<u32, 2>;
+  var head = 0u;
+  for (var g = 0u; g < KV_PER_WORD; g++) {
+    let j = (lid % per) * KV_PER_WORD + g;
+    let sa = select(2u * j, j, EPI == 4u);
+    let sb = select(2u * j + 1u, j + half, EPI == 4u);
+    let row = gemv_row(wg, sa);  // element ia of head `head` of the stack; its partner is element ib
+    head = row / D;
+    let ia = row % D;
+    let jt = select(ia / 2u, ia, EPI == 4u);  // the pair's table column
+    var a = part[m * rows + sa];
+    var b = part[m * rows + sb];
+    if (ROTATE && head < rp.hq + rp.hkv) {
+      let ab = rope_rotate(a, b, cs[pos * D + jt], cs[pos * D + RHALF + jt]);
+      a = ab.x;
+      b = ab.y;
+    }
+    av[g] = a;
+    bv[g] = b;
+    ias[g] = ia;
   }
+  let pb = select(1u, RHALF, EPI == 4u);  // ib - ia
   if (head < rp.hq) {
     let dst = ((m0 + m) * rp.hq + head) * D;
-    q_out[dst + ia] = a;
-    q_out[dst + ib] = b;
+    for (var g = 0u; g < KV_PER_WORD; g++) {
+      q_out[dst + ias[g]] = av[g];
+      q_out[dst + ias[g] + pb] = bv[g];
+    }
     return;
   }
   let kv = (head - rp.hq) % rp.hkv;
-  let dst = (pos * rp.hkv + kv) * D;
+  let kw = kv_pair_words((pos * rp.hkv + kv) * D, ias, pb, EPI == 4u, av, bv);
   if (head < rp.hq + rp.hkv) {
-    k_cache[dst + ia] = a;
-    k_cache[dst + ib] = b;
+    k_cache[kw.e0 / KV_PER_WORD] = kw.w0;
+    k_cache[kw.e1 / KV_PER_WORD] = kw.w1;
   } else {
-    v_cache[dst + ia] = a;
-    v_cache[dst + ib] = b;
+    v_cache[kw.e0 / KV_PER_WORD] = kw.w0;
+    v_cache[kw.e1 / KV_PER_WORD] = kw.w1;
   }
 }

@@ -46,6 +46,7 @@
 //       gemv_kq_rope.wgsl (one dispatch in decode; rows of W per invocation lowered until N is whole workgroups of
 //       row pairs); where none fits (or a stack needs several GEMV dispatches, or the device binds fewer than 10
 //       storage buffers), and on the GEMM routes, the projection goes to scratch and rope_qkv.wgsl follows. No bias.
+//       The caches f32 or f16 (D % 4 == 0; both kernels are built for their dtype, kv_cache.h kv_prelude).
 //       Errors: build-time shape mismatches (InvalidArgument); at execute input_pos < 0 or input_pos + S past
 //       the cache or the tables (LimitError naming the node; nothing written, the graph usable).
 // Build and resize run on the graph's build / execute thread.
@@ -62,6 +63,7 @@
 #include "graph/op_registry.h"
 #include "graph/uniform_layout.h"
 #include "ops/families.h"
+#include "ops/kv_cache/kv_cache.h"
 #include "ops/linear/gemm.h"
 #include "ops/linear/linear_fusion.h"
 #include "ops/linear/linear_ggml.h"
@@ -202,6 +204,7 @@ Fusion rope_fusion(OpBuilder& b, const Dims& xd) {
 struct RopeShape {
   int64_t hq, hkv, D, c_max, rows;  // rows: positions the cache and the tables hold
   bool hf, rotate;
+  DType kv_type;  // the caches' (f32, or f16 with D % 4 == 0)
 };
 RopeShape rope_shape(OpBuilder& b, const Dims& xd, int64_t N) {
   RopeShape r{};
@@ -209,10 +212,8 @@ RopeShape rope_shape(OpBuilder& b, const Dims& xd, int64_t N) {
   b.check(b.is_none(RSIN) != r.rotate && b.is_none(RCS) != r.rotate,
           "the RoPE tables cos, sin and cos_sin must all be given or all None");
   b.check(r.hq > 0 && r.hkv > 0 && r.hq % r.hkv == 0, "head counts {} / {}: Hq must be a positive multiple of Hkv", r.hq, r.hkv);
-  for (size_t i : {RKC, RVC}) {
-    b.check_dtype(i, DType::F32);
-    b.check_rank(i, 4, 4);
-  }
+  for (size_t i : {RKC, RVC}) b.check_rank(i, 4, 4);
+  r.kv_type = check_kv_cache_dtype(b, RKC, RVC);
   const Dims kc = b.tensor(RKC).dims;
   b.check(kc == b.tensor(RVC).dims && kc[0] == 1 && kc[2] == r.hkv, "caches {} / {} must be [1, C_max, Hkv = {}, D]",
           dims_str(kc), dims_str(b.tensor(RVC).dims), r.hkv);
@@ -315,6 +316,7 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
       for (auto& [name, v] : k.constants)
         if (name == "EPI") v = rs->hf ? 4.0 : 5.0;
       k.constants.insert(k.constants.end(), {{"RHALF", double(rs->D / 2)}, {"ROTATE", rs->rotate ? 1.0 : 0.0}});
+      k.prelude = kv_prelude(rs->kv_type);
     }
     return k;
   };
@@ -462,7 +464,7 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
     if ((rt < n_gemv && rope_epi) || (rt == gemm_route && !has_gemm) || (rt == mmq_route && !has_mmq)) continue;
     auto tab = [&](size_t i) { return rs->rotate ? std::optional<Binding>(Binding::tensor(b.arg(i))) : std::nullopt; };
     ropes.push_back(add_rope_qkv(b, *y, tab(RCOS), tab(RSIN), std::nullopt, out, Binding::tensor(b.arg(RKC)),
-                                 Binding::tensor(b.arg(RVC)), rs->hf, rt));
+                                 Binding::tensor(b.arg(RVC)), rs->hf, rs->kv_type, rt));
   }
   b.on_resize([=](ResizeContext& r) {
     Dims d = r.tensor(0).dims;

@@ -12,7 +12,7 @@
 //   (ops/rope/rope_tables.h). freqs None: no rotation (NoPE layers), q and k are copied. v given: qkv holds only
 //   q and k ([B,S,(Hq+Hkv)*D], the stacked [Wq; Wk] where Wv is stored in another format) and the v heads come
 //   from v.
-// f32; the caches are graph State tensors, written in place.
+// f32; the caches f32 or f16 (D % 4 == 0: kv_cache.h), graph State tensors, written in place.
 // Errors: build-time shape/dtype mismatches (InvalidArgument); at execute, input_pos < 0 or input_pos + S beyond
 // the cache or the RoPE tables (LimitError naming the node; nothing is written, the graph stays usable).
 #include "ops/rope/rope_qkv.h"
@@ -20,16 +20,19 @@
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
 #include "ops/families.h"
+#include "ops/kv_cache/kv_cache.h"
 
 namespace wgrt::ops {
 
 RopeQkvDispatch add_rope_qkv(OpBuilder& b, Binding qkv, std::optional<Binding> cos, std::optional<Binding> sin,
                              std::optional<Binding> vin, Binding q_out, Binding k_cache, Binding v_cache, bool hf,
-                             int route) {
+                             DType kv_type, int route) {
   const bool rotate = cos.has_value();
   RopeQkvDispatch r;
   r.u = b.uniform<RopeQkvParams>();
-  r.d = b.dispatch({"ops/rope/rope_qkv.wgsl", "main", {{"HF", hf ? 1.0 : 0.0}, {"ROTATE", rotate ? 1.0 : 0.0}}, {}},
+  r.per_word = kv_type == DType::F16 ? 2 : 1;
+  r.d = b.dispatch({"ops/rope/rope_qkv.wgsl", "main", {{"HF", hf ? 1.0 : 0.0}, {"ROTATE", rotate ? 1.0 : 0.0}}, {},
+                    kv_prelude(kv_type)},
                    {qkv, rotate ? *cos : qkv, rotate ? *sin : qkv, vin ? *vin : qkv, q_out, k_cache, v_cache, r.u},
                    route);
   return r;
@@ -40,7 +43,7 @@ void set_rope_qkv(ResizeContext& r, const RopeQkvDispatch& d, int64_t B, int64_t
   const RopeQkvParams p{uint32_t(B * S * (hq + 2 * hkv) * D / 2), uint32_t(D / 2), uint32_t(hq), uint32_t(hkv),
                         uint32_t(std::max<int64_t>(S, 1)), uint32_t(pos), uint32_t(c_max), vsep ? 1u : 0u};
   r.set_uniform(d.u, p);
-  r.set_invocations(d.d, p.pairs);
+  r.set_invocations(d.d, p.pairs / d.per_word);
 }
 
 void check_rope_positions(const ResizeContext& r, int64_t pos, int64_t S, int64_t rows) {
@@ -55,7 +58,8 @@ enum Arg : size_t { QKV, COS, SIN, POS, HQ, HKV, HF, VIN, KC, VC, QOUT, NARGS };
 
 void build_rope_qkv(OpBuilder& b) {
   b.check_args(NARGS);
-  for (size_t i : {QKV, KC, VC, QOUT}) b.check_dtype(i, DType::F32);
+  for (size_t i : {QKV, QOUT}) b.check_dtype(i, DType::F32);
+  const DType kv_type = check_kv_cache_dtype(b, KC, VC);
   b.check_rank(QKV, 3, 3);
   b.check_rank(KC, 4, 4);
   b.check_rank(VC, 4, 4);
@@ -91,7 +95,7 @@ void build_rope_qkv(OpBuilder& b) {
                                          rotate ? std::optional<Binding>(Binding::tensor(b.arg(SIN))) : std::nullopt,
                                          vsep ? std::optional<Binding>(Binding::tensor(b.arg(VIN))) : std::nullopt,
                                          Binding::tensor(b.arg(QOUT)), Binding::tensor(b.arg(KC)), Binding::tensor(b.arg(VC)),
-                                         hf, -1);
+                                         hf, kv_type, -1);
   b.on_resize([=](ResizeContext& r) {
     const Dims x = r.tensor(QKV).dims;
     if (x.size() != 3 || x[2] != W || x[0] != kc[0]) r.fail("live qkv {} must be [{}, S, {}]", dims_str(x), kc[0], W);

@@ -16,14 +16,16 @@ WGRT_UNIFORM(RopeQkvParams, pairs, half, hq, hkv, seq, pos, c_max, vsep);
 struct RopeQkvDispatch {
   DispatchRef d;
   UniformRef u;
+  uint32_t per_word = 1;  // pairs per invocation: the caches' KV_PER_WORD (2 for f16)
 };
 
 // One rope_qkv.wgsl dispatch in route group `route` (-1: every route): qkv [B, S, (Hq + 2 Hkv) D] (or (Hq + Hkv) D
 // with the v heads from vin [B, S, Hkv D]), tables cos / sin [C, D/2] (nullopt: no rotation), hf rotate-half pairs,
-// else interleaved; writes q_out and the caches. Sized by set_rope_qkv.
+// else interleaved; writes q_out and the caches, whose dtype is kv_type (f32, or f16 with D % 4 == 0: the caller
+// checks, kv_cache.h check_kv_cache_dtype). Sized by set_rope_qkv.
 RopeQkvDispatch add_rope_qkv(OpBuilder& b, Binding qkv, std::optional<Binding> cos, std::optional<Binding> sin,
                              std::optional<Binding> vin, Binding q_out, Binding k_cache, Binding v_cache, bool hf,
-                             int route);
+                             DType kv_type, int route);
 // Its parameters for B * S tokens at input_pos pos (the caller checked pos + S against the cache and tables).
 void set_rope_qkv(ResizeContext& r, const RopeQkvDispatch& d, int64_t B, int64_t S, int64_t pos, int64_t hq, int64_t hkv,
                   int64_t D, int64_t c_max, bool vsep);
