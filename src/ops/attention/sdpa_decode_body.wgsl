@@ -159,8 +159,8 @@ fn store_split(row : u32, stride : u32, c : u32, ml_base : u32, d4 : u32, sum : 
 // live <= kMaxKeySplits = 64): M = max m_c, out = Σ acc_c exp(m_c - M) / Σ l_c exp(m_c - M). A split that saw no
 // key has m = NEG_INF, l = 0. Up to COMBINE_LOOP splits: one loop over the splits per vec4 dim (combine_few). More:
 // every load issued in parallel (invocation c loads split c's (m, l); G = 64 / d4n groups of invocations take the
-// splits g, g + G, ... four loads at a time) and merged through workgroup memory, since the loop waits out one
-// memory latency per split (H200 run 28c, 1B Q4_0 decode at depth 2048, 17 splits: 857 -> 875 tok/s; at 2-4
+// splits g, g + G, ..., their loads issued before the (m, l) ones are merged) and merged through workgroup memory,
+// since the loop waits out one memory latency per split (H200 run 28c, 1B Q4_0 decode at depth 2048, 17 splits: 857 -> 875 tok/s; at 2-4
 // splits the loop measured faster: 1,014 vs 1,004 at depth 128). The host sets COMBINE_LOOP from the tuning
 // policy (sdpa_combine_loop_splits: 4 on GPUs; every split on CPU adapters, where the workgroup merge made lavapipe
 // decode 25% slower).
@@ -169,6 +169,7 @@ var<workgroup> Cm : array<f32, 64>;         // [c] split maxima
 var<workgroup> Cw : array<f32, 64>;         // [c] weights exp(m_c - M) (0 past live)
 var<workgroup> Cl : array<f32, 64>;         // [c] l_c * weight
 var<workgroup> Ca : array<vec4<f32>, 64>;   // [g][d4] group sums
+const CJ : u32 = 16u;                       // accumulator loads per invocation held in registers
 fn combine_few(r : u32, stride : u32, live : u32, ml_base : u32, d4n : u32, lid : u32) {
   let ml0 = ml_base + r * stride;
   var mx = NEG_INF;
@@ -192,6 +193,17 @@ fn combine_splits(r : u32, stride : u32, live : u32, ml_base : u32, d4n : u32, l
     combine_few(r, stride, live, ml_base, d4n, lid);
     return;
   }
+  // Group g's accumulator loads (splits g, g + ng, ... up to CJ of them, clamped to a live one) issue first, with
+  // the (m, l) load: one memory latency for the whole merge where live <= CJ * ng (d4n 16: 64 splits; 32: 32).
+  let ng = max(1u, 64u / d4n);  // groups of d4n invocations (d4n <= 64: D <= 256)
+  let g = lid / d4n;
+  let d4 = lid % d4n;
+  var a : array<vec4<f32>, CJ>;
+  if (g < ng) {
+    for (var j = 0u; j < CJ; j++) {
+      a[j] = partials[(r * stride + min(g + j * ng, live - 1u)) * d4n + d4];
+    }
+  }
   var ml = vec2<f32>(NEG_INF, 0.0);
   if (lid < live) {
     ml = partials[ml_base + r * stride + lid].xy;
@@ -210,26 +222,17 @@ fn combine_splits(r : u32, stride : u32, live : u32, ml_base : u32, d4n : u32, l
   for (var c = 0u; c < live; c++) {
     lsum += Cl[c];
   }
-  let ng = max(1u, 64u / d4n);  // groups (1 where d4n > 32: then each invocation walks d4 += 64)
-  let g = lid / d4n;
   var gsum = vec4<f32>(0.0);
   if (g < ng) {
-    for (var d4 = lid % d4n; d4 < d4n; d4 += 64u) {
-      var s = vec4<f32>(0.0);
-      for (var c = g; c < live; c += 4u * ng) {
-        var a : array<vec4<f32>, 4>;
-        for (var j = 0u; j < 4u; j++) {
-          a[j] = partials[(r * stride + min(c + j * ng, live - 1u)) * d4n + d4];
-        }
-        for (var j = 0u; j < 4u; j++) {
-          let cj = c + j * ng;
-          s += a[j] * select(0.0, Cw[min(cj, 63u)], cj < live);
-        }
-      }
-      if (ng == 1u) {
-        out[r * d4n + d4] = s / lsum;
-      }
-      gsum = s;
+    for (var j = 0u; j < CJ; j++) {
+      let c = g + j * ng;
+      gsum += a[j] * select(0.0, Cw[min(c, 63u)], c < live);
+    }
+    for (var c = g + CJ * ng; c < live; c += ng) {  // splits past the registers (D 128 past 32, D 256 past 16)
+      gsum += partials[(r * stride + c) * d4n + d4] * Cw[c];
+    }
+    if (ng == 1u) {
+      out[r * d4n + d4] = gsum / lsum;
     }
   }
   if (ng > 1u) {
