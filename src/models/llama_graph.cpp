@@ -513,6 +513,12 @@ DType kv_cache_option(const std::string& name) {
   throw InvalidArgument(fmt::format("unknown KV cache type '{}': use f16 or f32", name));
 }
 
+std::string kv_cache_summary(DType t, uint64_t bytes) {
+  const double b = double(bytes);
+  return b < 1048576.0 ? fmt::format("{} KV cache, {:.1f} KiB", dtype_name(t), b / 1024.0)
+                       : fmt::format("{} KV cache, {:.1f} MiB", dtype_name(t), b / 1048576.0);
+}
+
 LlamaGraph build_llama_graph(const WeightSource& w, const LlamaGraphOptions& opts) {
   LlamaGraph out;
   out.kv_type = kv_cache_type(w.config(), opts);

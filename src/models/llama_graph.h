@@ -76,6 +76,9 @@ DType kv_cache_type(const LlamaConfig& c, const LlamaGraphOptions& opts);
 // LlmOptions::cache_type ("f16" or "f32") as a dtype; InvalidArgument naming the accepted values otherwise.
 DType kv_cache_option(const std::string& name);
 
+// "f16 KV cache, 128.0 MiB" (KiB below 1 MiB): the caches' type and their bytes, for the model lines.
+std::string kv_cache_summary(DType t, uint64_t bytes);
+
 struct LlamaGraph {
   Graph graph;
   ValueId tokens = -1;     // input i32 [1, S]

@@ -253,10 +253,10 @@ class LlmImpl final : public Llm {
     std::string widened = widened_file_bytes_ == 0 ? std::string() :
         fmt::format(" ({:.1f} MiB of file tensors widened to {:.1f} MiB f32)", double(widened_file_bytes_) / mib,
                     double(widened_gpu_bytes_) / mib);
-    return fmt::format("{} dim {} layers {} heads {}/{} (head dim {}) ffn {} vocab {} | context {} ({} KV cache, {:.1f} MiB) "
+    return fmt::format("{} dim {} layers {} heads {}/{} (head dim {}) ffn {} vocab {} | context {} ({}) "
                        "| weights {:.1f} MiB on the GPU, {:.1f} MiB in the file{} | {}",
                        c.arch, c.dim, c.n_layers, c.n_heads, c.n_kv_heads, c.head_dim, c.hidden_dim, c.vocab_size,
-                       context_, dtype_name(kv_type_), double(kv_bytes_) / mib, double(weight_bytes_) / mib,
+                       context_, models::kv_cache_summary(kv_type_, kv_bytes_), double(weight_bytes_) / mib,
                        double(file_weight_bytes_) / mib, widened, dev_->adapter_info().summary());
   }
   std::string profile_report() const override {

@@ -1,7 +1,8 @@
 // The load-time size check (models/llama_footprint.h): the footprint's weight bytes equal what the graph
 // builder uploads (F32, F16, Q8_0 kept as blocks, Q4_0 as q4gsw; gemma with its second RoPE table pair and
 // phi3 with fused tensors), a model larger than the adapter's device memory is refused naming both sizes and
-// the fix, and the adapter in use reports its memory (Dawn's AdapterPropertiesMemoryHeaps).
+// the fix, the KV caches follow the cache type, and the adapter in use reports its memory (Dawn's
+// AdapterPropertiesMemoryHeaps).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -48,6 +49,27 @@ TEST(Footprint, BlockFormatEmbeddingNeedNotFitOneBinding) {
   WeightSource w = load_gguf_llama(GgufFile::from_bytes(models::synth_gguf(small("llama"), GgmlType::F32, 1).to_bytes()));
   const models::LlamaFootprint f = models::llama_footprint(w, {.context = 64, .max_prefill = 16});
   EXPECT_THROW(models::check_llama_fits(f, big, f.bound.bytes - 1, 0, 0, ""), LimitError);
+}
+
+// The KV caches at the graph's cache type: f16 halves them; a head dim that is not a multiple of 4 keeps f32; the
+// model line's summary (KiB below 1 MiB).
+TEST(Footprint, KvCacheBytesFollowTheCacheType) {
+  WeightSource w = load_gguf_llama(GgufFile::from_bytes(models::synth_gguf(small("llama"), GgmlType::F32, 1).to_bytes()));
+  const models::LlamaFootprint f32 = models::llama_footprint(w, {.context = 64, .max_prefill = 16});
+  const models::LlamaFootprint f16 = models::llama_footprint(w, {.context = 64, .max_prefill = 16, .kv_type = DType::F16});
+  EXPECT_EQ(f32.kv_bytes, uint64_t(2 * 2 * 64 * 2 * 32 * 4));  // K and V x 2 layers x 64 positions x 2 kv heads x 32
+  EXPECT_EQ(2 * f16.kv_bytes, f32.kv_bytes);
+  EXPECT_EQ(f32.gpu_bytes - f16.gpu_bytes, f16.kv_bytes);
+  LlamaConfig c = w.config();
+  const models::LlamaGraphOptions want16{.kv_type = DType::F16};
+  EXPECT_EQ(models::kv_cache_type(c, want16), DType::F16);
+  c.head_dim = 6;
+  EXPECT_EQ(models::kv_cache_type(c, want16), DType::F32);
+  EXPECT_THROW(models::kv_cache_type(c, {.kv_type = DType::I32}), InvalidArgument);
+  EXPECT_EQ(models::kv_cache_option("f16"), DType::F16);
+  EXPECT_THROW(models::kv_cache_option("F16"), InvalidArgument);
+  EXPECT_EQ(models::kv_cache_summary(DType::F16, 40960), "f16 KV cache, 40.0 KiB");
+  EXPECT_EQ(models::kv_cache_summary(DType::F32, uint64_t(128) << 20), "f32 KV cache, 128.0 MiB");
 }
 
 TEST(Footprint, ModelLargerThanDeviceMemoryIsRefusedNamingBothSizes) {
