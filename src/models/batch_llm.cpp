@@ -66,6 +66,7 @@ class BatchLlmImpl final : public BatchLlm {
     const LlamaConfig& c = weights_.config();
     kv_row_bytes_ = uint64_t(c.n_kv_heads) * uint64_t(c.head_dim) * (dtype_bits(lg.kv_type) / 8);
     kv_type_ = lg.kv_type;
+    kv_bytes_ = lg.kv_bytes;
     exe_ = ExecutableGraph::build(std::move(lg.graph), *dev_);
     const std::vector<int32_t> empty(size_t(kLlamaSampleWindow), -1);
     exe_->set_input(g_.sample_window, {1, kLlamaSampleWindow}, std::span<const int32_t>(empty));
@@ -151,9 +152,8 @@ class BatchLlmImpl final : public BatchLlm {
   }
   std::string description() const override {
     const LlamaConfig& c = weights_.config();
-    const uint64_t kv = 2 * uint64_t(c.n_layers) * uint64_t(std::max(slots_, 1)) * uint64_t(context()) * kv_row_bytes_;
     return fmt::format("{} dim {} layers {} vocab {} | context {} x {} slots ({}), {} rows per step | weights {:.1f} MiB | {}",
-                       c.arch, c.dim, c.n_layers, c.vocab_size, context(), slots_, kv_cache_summary(kv_type_, kv),
+                       c.arch, c.dim, c.n_layers, c.vocab_size, context(), slots_, kv_cache_summary(kv_type_, kv_bytes_),
                        max_rows(), double(g_.weight_bytes) / 1048576.0, dev_->adapter_info().summary());
   }
   // The GPU-resident decode loop belongs to the single-sequence Llm; generate_tokens on a BatchLlm (slot 0)
@@ -264,6 +264,7 @@ class BatchLlmImpl final : public BatchLlm {
   std::vector<ValueId> kv_caches_;  // every layer's k_cache, v_cache [slots, C, Hkv, hd]
   uint64_t kv_row_bytes_ = 0;       // one position of one layer's cache: Hkv * hd elements of the cache type
   DType kv_type_ = DType::F32;      // the caches' element type
+  uint64_t kv_bytes_ = 0;           // every layer's caches, all slots
   bool params_off_ = false;      // the sample_params input holds no row that is on
   bool stepped_ = false;         // a step has run (step_dispatches)
   std::vector<int32_t> cached_;  // slot 0's tokens at positions 0.. (eval's prefix reuse)

@@ -5,8 +5,8 @@
 //
 // Counted: every weight constant as uploaded (f32, q4gsw u32 qweight + f16 scales for Q4_0 kept 4-bit, or the
 // file's bytes for the types the block-format kernels decode; gate/up stacked when both are stored alike, as
-// the builder does), the K and V cache of each layer ([C, n_kv_heads, head_dim] of kv_cache_type: f32 or f16), the RoPE cos/sin
-// tables ([C, head_dim/2] f32 each; a second pair for sliding-window layers), the split-KV attention partials
+// the builder does), the K and V cache of each layer ([C, n_kv_heads, head_dim] of kv_cache_type: f32 or f16),
+// the RoPE cos/sin tables ([C, head_dim/2] f32 each; a second pair for sliding-window layers), the split-KV attention partials
 // ([n_heads, 64, head_dim + 2] f32; flash attention has no score buffer), the score scratch of gemma's
 // soft-capped / sliding-window attention ([S * n_heads, C] f32) and the largest activation ([S, 2 * ffn] f32). Every buffer must fit
 // maxBufferSize. Buffers the kernels bind whole must also fit maxStorageBufferBindingSize: all of the above

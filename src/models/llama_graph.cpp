@@ -356,6 +356,7 @@ class Builder {
       ValueId kc = g().state(p + "k_cache", out_.kv_type, {std::max(N, 1), C, Hkv, hd});
       ValueId vc = g().state(p + "v_cache", out_.kv_type, {std::max(N, 1), C, Hkv, hd});
       out_.kv_caches.insert(out_.kv_caches.end(), {kc, vc});
+      out_.kv_bytes += g().tensor_at(kc).max_bytes() + g().tensor_at(vc).max_bytes();
       // [Wq; Wk; Wv] stacked (in the fused body also when Wv's block type differs, as a Q4_K_M layer's Q6_K attn_v:
       // one two-type GEMV), else [Wq; Wk] with Wv apart.
       std::vector<std::string> qkv_names = {p + "attn_q", p + "attn_k", p + "attn_v"};

@@ -87,6 +87,7 @@ struct LlamaGraph {
   ValueId next_token = -1; // output i32 [1] (argmax of logits; -1 if a logit is NaN or +-inf)
   std::vector<ValueId> kv_caches;  // state [max(slots, 1), C, Hkv, hd] of kv_type per layer: k_cache, v_cache, in layer order
   DType kv_type = DType::F32;
+  uint64_t kv_bytes = 0;  // the caches of every layer (and slot) together
   // Single sequence (slots == 0): wgrt.sample (ops/sampling/sample.cpp) after the argmax, off until
   // sample_params (input i32 [16], ops::sample_params) says on: `sampled` i32 [1] is the seeded draw from the
   // logits with the repetition penalty over sample_window (input i32 [kLlamaSampleWindow], live length = the

@@ -81,11 +81,7 @@ class LlmImpl final : public Llm {
     next_ = lg.next_token;
     context_ = lg.context;
     kv_type_ = lg.kv_type;
-    {
-      const LlamaConfig& c = weights_.config();
-      kv_bytes_ = 2 * uint64_t(c.n_layers) * uint64_t(context_) * uint64_t(c.n_kv_heads) * uint64_t(c.head_dim) *
-                  (dtype_bits(kv_type_) / 8);
-    }
+    kv_bytes_ = lg.kv_bytes;
     max_prefill_ = lg.max_prefill;
     weight_bytes_ = lg.weight_bytes;
     file_weight_bytes_ = lg.file_weight_bytes;

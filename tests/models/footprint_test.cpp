@@ -60,6 +60,8 @@ TEST(Footprint, KvCacheBytesFollowTheCacheType) {
   EXPECT_EQ(f32.kv_bytes, uint64_t(2 * 2 * 64 * 2 * 32 * 4));  // K and V x 2 layers x 64 positions x 2 kv heads x 32
   EXPECT_EQ(2 * f16.kv_bytes, f32.kv_bytes);
   EXPECT_EQ(f32.gpu_bytes - f16.gpu_bytes, f16.kv_bytes);
+  EXPECT_EQ(models::build_llama_graph(w, {.context = 64, .max_prefill = 16, .kv_type = DType::F16}).kv_bytes, f16.kv_bytes);
+  EXPECT_EQ(models::build_llama_graph(w, {.context = 64, .max_prefill = 16}).kv_bytes, f32.kv_bytes);
   LlamaConfig c = w.config();
   const models::LlamaGraphOptions want16{.kv_type = DType::F16};
   EXPECT_EQ(models::kv_cache_type(c, want16), DType::F16);

@@ -66,7 +66,7 @@ void build_sdpa_batched(OpBuilder& b, bool ext) {
   }
   const DType kv_type = check_kv_cache_dtype(b, KC, VC);
   const std::vector<std::string> kv = kv_prelude(kv_type);
-  const uint64_t per_word = kv_type == DType::F16 ? 2 : 1;  // cache elements per write invocation
+  const uint64_t per_word = kv_per_word(kv_type);  // cache elements per write invocation
   b.check_dtype(OUT, DType::F32);
   b.check_dtype(SLOTS, DType::I32);
   b.check_dtype(POS, DType::I32);

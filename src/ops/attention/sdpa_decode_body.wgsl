@@ -160,10 +160,10 @@ fn store_split(row : u32, stride : u32, c : u32, ml_base : u32, d4 : u32, sum : 
 // key has m = NEG_INF, l = 0. Up to COMBINE_LOOP splits: one loop over the splits per vec4 dim (combine_few). More:
 // every load issued in parallel (invocation c loads split c's (m, l); G = 64 / d4n groups of invocations take the
 // splits g, g + G, ..., their loads issued before the (m, l) ones are merged) and merged through workgroup memory,
-// since the loop waits out one memory latency per split (H200 run 28c, 1B Q4_0 decode at depth 2048, 17 splits: 857 -> 875 tok/s; at 2-4
-// splits the loop measured faster: 1,014 vs 1,004 at depth 128). The host sets COMBINE_LOOP from the tuning
-// policy (sdpa_combine_loop_splits: 4 on GPUs; every split on CPU adapters, where the workgroup merge made lavapipe
-// decode 25% slower).
+// since the loop waits out one memory latency per split (H200 run 28c, 1B Q4_0 decode at depth 2048, 17 splits:
+// 857 -> 875 tok/s; at 2-4 splits the loop measured faster: 1,014 vs 1,004 at depth 128). The host sets
+// COMBINE_LOOP from the tuning policy (sdpa_combine_loop_splits: 4 on GPUs; every split on CPU adapters, where the
+// workgroup merge made lavapipe decode 25% slower).
 override COMBINE_LOOP : u32 = 64u;
 var<workgroup> Cm : array<f32, 64>;         // [c] split maxima
 var<workgroup> Cw : array<f32, 64>;         // [c] weights exp(m_c - M) (0 past live)

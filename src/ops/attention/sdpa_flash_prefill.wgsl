@@ -19,7 +19,8 @@
 //      with V read as vec4 from the cache (the TY row groups share it through the cache hierarchy).
 // nsplit == 1: out = acc / l. nsplit > 1: (acc, m, l) of each row to partials, then `combine` merges the splits
 // a row sees (a row's splits past its last visible key are neither written nor read).
-// Layouts (row-major): q, out [B, S, Hq, D]; k_cache, v_cache [B, C_max, Hkv, D] (bound as KvVec4 of the prelude kv_f32.wgsl or kv_f16.wgsl: D % 4 == 0);
+// Layouts (row-major): q, out [B, S, Hq, D]; k_cache, v_cache [B, C_max, Hkv, D] (bound as KvVec4 of the prelude
+// kv_f32.wgsl or kv_f16.wgsl: D % 4 == 0);
 // partials [B*S*Hq][nsplit][D4 + 1] vec4: acc, then (m, l, 0, 0) (m in log2 units).
 // Overrides: RPT rows per invocation 4 (BR 64), 2 (BR 32) or 1 (BR 16), the host's blocks follow it; D4 = D / 4
 // (<= 32; DC = ceil(D4 / TX) vec4 columns per invocation), which also sizes the workgroup arrays (smaller blocks and heads take less workgroup memory); VT 1:

@@ -17,10 +17,14 @@ std::vector<std::string> kv_prelude(DType t);
 // dtype; InvalidArgument naming the node otherwise. Build time.
 DType check_kv_cache_dtype(OpBuilder& b, size_t k_cache, size_t v_cache);
 
+// Cache elements per u32 word of a cache of element type t (the kernels' KV_PER_WORD): 2 for f16, else 1. A writer
+// dispatch takes one word per invocation.
+constexpr uint32_t kv_per_word(DType t) { return t == DType::F16 ? 2 : 1; }
+
 struct CacheWrite {
   UniformRef params;
   DispatchRef dispatch;
-  uint32_t per_word = 1;  // cache elements per invocation (2 for an f16 cache)
+  uint32_t per_word = 1;  // cache elements per invocation (kv_per_word)
 };
 
 // Declares a dispatch writing tensor argument `value` [B,S,H,D] into tensor argument `cache` [B,C_max,H,D]

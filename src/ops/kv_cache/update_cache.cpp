@@ -1,6 +1,7 @@
 // llama.update_cache.default(value [B,S,H,D], cache [B,C_max,H,D], input_pos (Int|SymInt)): writes the S rows
 // of value into the cache at rows [input_pos, input_pos + S), in place (the cache is a graph State tensor).
-// value f32; the cache f32 or f16 (D % 4 == 0; kv_cache.h). input_pos < 0 or input_pos + S > C_max is a LimitError at execute (never a silent overwrite); the
+// value f32; the cache f32 or f16 (D % 4 == 0; kv_cache.h). input_pos < 0 or input_pos + S > C_max is a
+// LimitError at execute (never a silent overwrite); the
 // graph stays usable. Reference: ExecuTorch extension/llm/custom_ops update_cache.
 #include <fmt/format.h>
 
@@ -37,7 +38,7 @@ void check_live(ResizeContext& r, size_t value, size_t cache, int64_t pos) {
     throw LimitError(r.where() + fmt::format("input_pos {} + {} tokens exceeds the cache '{}' context {}", pos, v[1], ct.name, c[1]));
 }
 
-// One invocation per cache word of `per_word` elements (2 for an f16 cache).
+// One invocation per cache word of `per_word` elements (kv_per_word).
 void set_write(ResizeContext& r, const CacheWrite& w, const Dims& v, const Dims& c, int64_t pos, uint32_t layers,
                uint32_t per_word) {
   const CacheParams p{uint32_t(numel(v)), uint32_t(v[2] * v[3]), uint32_t(std::max<int64_t>(v[1], 1)), uint32_t(c[1]),
@@ -72,7 +73,7 @@ CacheWrite declare_cache_write(OpBuilder& b, size_t value, size_t cache) {
   const DType t = check_kv_cache_dtype(b, cache, cache);
   CacheWrite w;
   w.params = b.uniform<CacheParams>();
-  w.per_word = t == DType::F16 ? 2 : 1;
+  w.per_word = kv_per_word(t);
   w.dispatch = b.dispatch({"ops/kv_cache/update_cache.wgsl", "main", {}, {}, kv_prelude(t)},
                           {Binding::tensor(b.arg(value)), Binding::tensor(b.arg(cache)), w.params});
   return w;
@@ -91,7 +92,7 @@ CacheWrite declare_kv_cache_write(OpBuilder& b, size_t k, size_t v, size_t kc, s
           "k {} / v {} and their caches must have the same shapes", dims_str(b.tensor(k).dims), dims_str(b.tensor(v).dims));
   CacheWrite w;
   w.params = b.uniform<CacheParams>();
-  w.per_word = t == DType::F16 ? 2 : 1;
+  w.per_word = kv_per_word(t);
   w.dispatch = b.dispatch({"ops/kv_cache/update_kv_cache.wgsl", "main", {}, {}, kv_prelude(t)},
                           {Binding::tensor(b.arg(k)), Binding::tensor(b.arg(v)), Binding::tensor(b.arg(kc)),
                            Binding::tensor(b.arg(vc)), w.params});

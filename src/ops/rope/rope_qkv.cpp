@@ -30,7 +30,7 @@ RopeQkvDispatch add_rope_qkv(OpBuilder& b, Binding qkv, std::optional<Binding> c
   const bool rotate = cos.has_value();
   RopeQkvDispatch r;
   r.u = b.uniform<RopeQkvParams>();
-  r.per_word = kv_type == DType::F16 ? 2 : 1;
+  r.per_word = kv_per_word(kv_type);
   r.d = b.dispatch({"ops/rope/rope_qkv.wgsl", "main", {{"HF", hf ? 1.0 : 0.0}, {"ROTATE", rotate ? 1.0 : 0.0}}, {},
                     kv_prelude(kv_type)},
                    {qkv, rotate ? *cos : qkv, rotate ? *sin : qkv, vin ? *vin : qkv, q_out, k_cache, v_cache, r.u},

@@ -16,7 +16,7 @@ WGRT_UNIFORM(RopeQkvParams, pairs, half, hq, hkv, seq, pos, c_max, vsep);
 struct RopeQkvDispatch {
   DispatchRef d;
   UniformRef u;
-  uint32_t per_word = 1;  // pairs per invocation: the caches' KV_PER_WORD (2 for f16)
+  uint32_t per_word = 1;  // pairs per invocation: the caches' kv_per_word (ops/kv_cache/kv_cache.h)
 };
 
 // One rope_qkv.wgsl dispatch in route group `route` (-1: every route): qkv [B, S, (Hq + 2 Hkv) D] (or (Hq + Hkv) D
