@@ -2,13 +2,13 @@
 # Builds every libFuzzer target (fuzz/fuzz_<name>.cpp, see fuzz/CMakeLists.txt) into build-fuzz/ with clang and
 # runs each for a bounded time from its committed corpus tests/corpus/<name>/ (copied to a scratch folder, so
 # the committed corpus is never modified). Two targets run at a time (CI has 2 cores).
-# Usage: scripts/fuzz_smoke.sh [seconds per target, default $WGRT_FUZZ_SECONDS or 40] [name...]
+# Usage: scripts/fuzz_smoke.sh [seconds per target, default $WGRT_FUZZ_SECONDS or 20] [name...]
 # Exits non-zero if a target crashes, leaks, times out on one input or trips a sanitizer: its log and the
 # crashing input (build-fuzz/findings/) are printed. Minimize a finding into tests/corpus/<name>/ and add a
 # regression test.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-secs=${1:-${WGRT_FUZZ_SECONDS:-40}}
+secs=${1:-${WGRT_FUZZ_SECONDS:-20}}
 shift || true
 bdir="$root/build-fuzz"
 launcher=()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test suite (less eleven kernel-value sweeps, below) built with AddressSanitizer + UndefinedBehaviorSanitizer (gcc, -O1 -g) in build-asan/, on
+# The test suite (less eleven kernel-value sweeps, below) built with AddressSanitizer + UndefinedBehaviorSanitizer (gcc, -O1 -g1: line tables, enough for the reports' stack traces) in build-asan/, on
 # lavapipe only (VK_ICD_FILENAMES: the Vulkan loader's probing of other Mesa drivers leaks 128 bytes, not
 # ours). Includes the canary tests (tests/sanitize/canary.cpp) that fail if sanitizing silently stops.
 # Suppressions: tests/sanitize/{lsan,ubsan}.supp, one comment per entry. Run scripts/setup.sh first.
@@ -9,7 +9,7 @@ bdir="$root/build-asan"
 t0=$(date +%s)
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-cmake -S "$root" -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+cmake -S "$root" -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DWGRT_SANITIZE=ON -DWGRT_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
 ninja -C "$bdir" -j"$(nproc)"
 t1=$(date +%s)
