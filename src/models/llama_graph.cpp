@@ -64,9 +64,31 @@ class Builder {
 
   // The biases of stacked matrices as one vector (rows of a missing bias are 0); None when none has one.
   ValueId stacked_bias(const std::vector<std::string>& weights, const std::string& name) {
-    bool any = false;
-    for (const std::string& wn : weights) any = any || w_.has(wn + ".bias");
-    if (!any) return g().none();
+    if (!has_bias(weights)) return g().none();
+    std::vector<float> f = stacked_bias_values(weights);
+    out_.weight_bytes += f.size() * 4;
+    const int64_t n = int64_t(f.size());
+    return g().constant(name, DType::F32, {n}, ConstantData::from_vector(std::move(f)));
+  }
+  bool has_bias(const std::vector<std::string>& weights) const {
+    for (const std::string& wn : weights)
+      if (w_.has(wn + ".bias")) return true;
+    return false;
+  }
+  // wgrt.linear_ggml_rope_qkv's norm-and-bias vector: the norm weight [K], zeros up to element K rounded up to 64,
+  // then the stacked q/k/v bias (one binding: the op's GEMV epilogue has no 11th storage binding for a bias).
+  ValueId norm_and_bias(const std::string& norm, const std::vector<std::string>& weights, const std::string& name) {
+    const WeightTensor& t = w_.get(norm);
+    account(t, false);
+    std::vector<float> f = t.to_f32();
+    f.resize((f.size() + 63) / 64 * 64, 0.0f);
+    const std::vector<float> bias = stacked_bias_values(weights);
+    f.insert(f.end(), bias.begin(), bias.end());
+    out_.weight_bytes += f.size() * 4;
+    const int64_t n = int64_t(f.size());
+    return g().constant(name, DType::F32, {n}, ConstantData::from_vector(std::move(f)));
+  }
+  std::vector<float> stacked_bias_values(const std::vector<std::string>& weights) {
     std::vector<float> f;
     for (const std::string& wn : weights) {
       if (!w_.has(wn + ".bias")) {
@@ -78,9 +100,7 @@ class Builder {
       std::vector<float> v = t.to_f32();
       f.insert(f.end(), v.begin(), v.end());
     }
-    out_.weight_bytes += f.size() * 4;
-    const int64_t n = int64_t(f.size());
-    return g().constant(name, DType::F32, {n}, ConstantData::from_vector(std::move(f)));
+    return f;
   }
 
   bool keeps_q4(const WeightTensor& t) const { return t.type == GgmlType::Q4_0 && o_.weights == WeightPolicy::Auto; }
@@ -369,16 +389,19 @@ class Builder {
       ValueId q = -1, k = -1, v = -1, qr = -1, kr = -1;
       if (wqkv) {
         // One linear over the stack; RoPE and the cache write in one dispatch; the SDPA reads the caches.
-        const ValueId bias = stacked_bias(qkv_names, p + (v_apart ? "attn_qk.bias" : "attn_qkv.bias"));
         qr = g().tensor(DType::F32, {1, S, Hq, hd}, p + "q_rope");
-        if (fuse && !v_apart && wqkv->wtype >= 0 && std::holds_alternative<NoneValue>(g().value(bias))) {
-          // Block formats without biases: RoPE and the cache write in the GEMV's epilogue (one dispatch in decode).
+        if (fuse && !v_apart && wqkv->wtype >= 0) {
+          // Block formats: RoPE and the cache write in the GEMV's epilogue (one dispatch in decode); a q/k/v bias
+          // (Qwen2) rides after the norm weight in one vector.
           const ValueId none = g().none();
+          const ValueId nw = has_bias(qkv_names) ? norm_and_bias(p + "attn_norm", qkv_names, p + "attn_norm_and_qkv_bias")
+                                                 : vector(p + "attn_norm");
           g().op("wgrt.linear_ggml_rope_qkv.default",
-                 {x, wqkv->weight, wtype_arg(*wqkv), g().int_value(wqkv->n), vector(p + "attn_norm"), g().real(cfg_.rms_eps),
+                 {x, wqkv->weight, wtype_arg(*wqkv), g().int_value(wqkv->n), nw, g().real(cfg_.rms_eps),
                   rope ? fcos : none, rope ? fsin : none, rope ? rope_cos_sin(C, swa) : none, pos, g().int_value(Hq),
                   g().int_value(Hkv), g().boolean(!cfg_.rope_interleaved), kc, vc, qr}, p + "attn_qkv");
         } else {
+          const ValueId bias = stacked_bias(qkv_names, p + (v_apart ? "attn_qk.bias" : "attn_qkv.bias"));
           const ValueId y = fuse ? fused(x, *wqkv, bias, p + "attn_norm", -1, 0, p + "attn_qkv")
                                  : linear(h, *wqkv, bias, p + "attn_qkv");
           const ValueId vin = v_apart ? qkv("attn_v") : g().none();

@@ -8,7 +8,7 @@
 // then rope_qkv.wgsl), 1, 3, 8 and 11 tokens (the four GEMV routes and the GEMM or two-layer route), positions 0,
 // odd and the last slots, int8 x staged (mode 2), the GEMM routes forced (f32 tiled and int8), the context limit
 // (LimitError, caches untouched, the graph usable) and bad arguments; f16 caches (each value within 2^-10 of the
-// reference beyond the f32 bound, and an f16).
+// reference beyond the f32 bound, and an f16); a q/k/v bias after the norm weight (Qwen2) on every route.
 // Tolerance per output element: 2e-5 * (m_a + m_b) + 1e-5 (m: the sum over k of |h_k W_nk| of the two rows a
 // rotation mixes; the table values are f32 roundings of the double formula, under 1e-7 relative), plus the int8
 // rounding bound of linear_ggml_fused_test.cpp where x is int8.
@@ -46,12 +46,13 @@ struct Spec {
   int64_t K, Hq, Hkv, D, C;
   bool hf, rotate;
   DType kv = DType::F32;  // the caches' dtype (F16: kv_f16.wgsl, two pairs per epilogue invocation)
+  bool bias = false;      // a q/k/v bias after the norm weight (norm_weight [Kb + N], Kb = K rounded up to 64)
 };
 
 struct RopeLinear {
   Spec s;
   int64_t N = 0;
-  std::vector<float> w, nw;
+  std::vector<float> w, nw, bias;  // bias: [N] or empty
   ValueId x = -1, pos = -1, q_out = -1, kc = -1, vc = -1;
   std::unique_ptr<ExecutableGraph> exe;
   std::vector<float> kref, vref;  // the caches as the reference has written them
@@ -72,7 +73,14 @@ RopeLinear make(const Spec& s, uint64_t seed, int64_t s_max = 11) {
   r.x = g.input("x", DType::F32, {1, s_max, s.K});
   const int64_t nwords = int64_t(words.size());
   ValueId w = g.constant("w", DType::U32, {nwords}, ConstantData::from_vector(std::move(words)));
-  ValueId nw = g.constant("attn_norm", DType::F32, {s.K}, ConstantData::from_vector(r.nw));
+  std::vector<float> nwb = r.nw;
+  if (s.bias) {  // the norm weight, zeros up to element Kb, then the bias
+    r.bias = tref::random_floats(size_t(r.N), uint32_t(seed) + 3, -1.0f, 1.0f);
+    nwb.resize(size_t((s.K + 63) / 64 * 64), 0.0f);
+    nwb.insert(nwb.end(), r.bias.begin(), r.bias.end());
+  }
+  const int64_t nwn = int64_t(nwb.size());
+  ValueId nw = g.constant("attn_norm", DType::F32, {nwn}, ConstantData::from_vector(std::move(nwb)));
   ValueId cos = g.none(), sin = g.none(), cs = g.none();
   if (s.rotate) {
     ops::RopeTables t = ops::rope_tables(s.C, s.D, kTheta);
@@ -137,6 +145,7 @@ void run_and_check(RopeLinear& r, int64_t M, int64_t pos, uint32_t seed, const s
         }
         qe += wsum * amax / 254.0 * 1.001;
       }
+      if (!r.bias.empty()) acc += r.bias[size_t(n)], a += std::fabs(r.bias[size_t(n)]);
       y[size_t(m * r.N + n)] = float(acc), mag[size_t(m * r.N + n)] = a + qe / kRel;
     }
   auto heads = [&](int64_t begin, int64_t H) {
@@ -232,6 +241,45 @@ TEST(LinearGgmlRope, MatchesNormLinearRopeAndCacheWrite) {
   }
 }
 
+// A q/k/v bias (Qwen2) after the norm weight: in the epilogue (both pair layouts, a two-type stack, NoPE, K 96 whose
+// bias starts at element 128, f16 caches), on the GEMV route that writes the projection first (N 30) and with int8 x
+// (the GEMM routes: GemmRoutesThenRopeDispatch); one dispatch per decode step.
+TEST(LinearGgmlRope, QkvBiasAfterTheNormWeight) {
+  const Spec specs[] = {
+      {GgmlType::Q4_K, std::nullopt, 256, 4, 2, 64, 40, true, true, DType::F32, true},
+      {GgmlType::Q4_K, GgmlType::Q6_K, 512, 6, 2, 32, 40, false, true, DType::F16, true},
+      {GgmlType::Q8_0, std::nullopt, 96, 4, 2, 16, 40, true, false, DType::F32, true},
+      {GgmlType::Q8_0, std::nullopt, 96, 2, 1, 12, 40, true, true, DType::F16, true},
+      {GgmlType::Q8_0, std::nullopt, 64, 3, 1, 6, 40, true, true, DType::F32, true},  // N 30: GEMV then rope_qkv
+  };
+  uint32_t seed = 400;
+  for (const Spec& s : specs) {
+    RopeLinear r;
+    {
+      webgpu::ScopedTuning scoped(gpu(), tuned());
+      r = make(s, seed);
+    }
+    const std::string what = fmt::format("bias {}{} K {} D {} hf {} rotate {}", ggml_type_name(s.t), s.t_v ? "+Q6_K" : "",
+                                         s.K, s.D, s.hf, s.rotate);
+    int64_t pos = 0;
+    for (int64_t M : {1, 3, 8, 11}) {
+      run_and_check(r, M, pos, seed++, fmt::format("{} M {} pos {}", what, M, pos));
+      if (M == 1) EXPECT_EQ(r.exe->dispatch_count(true), r.N % 8 == 0 ? 1u : 2u) << what;
+      pos += M + 2;
+    }
+    run_and_check(r, 1, s.C - 1, seed++, what + " last slot");
+  }
+  if (gpu().has_packed_dot()) {  // int8 x staged by each workgroup
+    RopeLinear r;
+    {
+      webgpu::ScopedTuning scoped(gpu(), tuned(2));
+      r = make({GgmlType::Q4_K, GgmlType::Q6_K, 512, 6, 2, 32, 40, true, true, DType::F32, true}, 440);
+    }
+    run_and_check(r, 1, 4, 441, "bias int8 M 1", true);
+    run_and_check(r, 3, 9, 442, "bias int8 M 3", true);
+  }
+}
+
 // f16 caches: the epilogue's two-pair form (gemv_kq_rope.wgsl with kv_f16.wgsl) for both pair layouts (two-type
 // stacks), NoPE and heads of 12 (runs of pairs crossing heads), 1, 3 and 11 tokens; the GEMM route's rope_qkv.wgsl;
 // D 6 is refused.
@@ -292,22 +340,23 @@ TEST(LinearGgmlRope, Int8StagedX) {
   EXPECT_EQ(r.exe->dispatch_count(true), 1u);
 }
 
-// The GEMM routes (forced on any adapter): the projection into scratch, then rope_qkv.wgsl.
+// The GEMM routes (forced on any adapter): the projection into scratch, then rope_qkv.wgsl; without and with a
+// q/k/v bias (a 256-byte-aligned range of the norm-and-bias vector, the GEMMs' bias term).
 TEST(LinearGgmlRope, GemmRoutesThenRopeDispatch) {
-  const Spec s{GgmlType::Q4_K, std::nullopt, 768, 4, 2, 64, 40, true, true};
-  for (int variant = 0; variant < 2; ++variant) {
-    if (variant == 1 && !gpu().has_packed_dot()) continue;
+  for (int variant = 0; variant < 4; ++variant) {
+    if (variant % 2 == 1 && !gpu().has_packed_dot()) continue;
+    const Spec s{GgmlType::Q4_K, std::nullopt, 768, 4, 2, 64, 40, true, true, DType::F32, variant >= 2};
     webgpu::Tuning t = tuned();
     t.gemm.kind = webgpu::GemmTuning::Kind::Tiled;
-    t.gemm.mmq_ggml_min_tiles = variant == 1 ? 1 : 0;
+    t.gemm.mmq_ggml_min_tiles = variant % 2 == 1 ? 1 : 0;
     RopeLinear r;
     {
       webgpu::ScopedTuning scoped(gpu(), t);
       r = make(s, 80 + variant, 20);
     }
-    run_and_check(r, 20, 0, 90, fmt::format("variant {} M 20", variant), variant == 1);
+    run_and_check(r, 20, 0, 90, fmt::format("variant {} M 20", variant), variant % 2 == 1);
     run_and_check(r, 1, 20, 91, fmt::format("variant {} M 1", variant));
-    run_and_check(r, 13, 21, 92, fmt::format("variant {} M 13", variant), variant == 1);
+    run_and_check(r, 13, 21, 92, fmt::format("variant {} M 13", variant), variant % 2 == 1);
   }
 }
 
@@ -337,7 +386,7 @@ TEST(LinearGgmlRope, ContextLimitLeavesTheCachesAndTheGraphUsable) {
 
 TEST(LinearGgmlRope, BadArgumentsGiveClearErrors) {
   // x [1, 2, 256], Q8_0 rows of 272 bytes; Hq 2, Hkv 1, D 8: N 32.
-  auto build = [](int64_t N, int64_t hq, int64_t cache_heads, bool tables, bool cs, int64_t qd) {
+  auto build = [](int64_t N, int64_t hq, int64_t cache_heads, bool tables, bool cs, int64_t qd, int64_t norm = 0) {
     Graph g;
     ValueId x = g.input("x", DType::F32, {1, 2, 256});
     const int64_t words = N * 272 / 4;
@@ -347,7 +396,9 @@ TEST(LinearGgmlRope, BadArgumentsGiveClearErrors) {
     ValueId s = tables ? g.constant("s", DType::F32, {8, 4}, ConstantData::from_vector(t.sin)) : g.none();
     ValueId both = cs ? g.constant("cs", DType::F32, {8, 8}, ConstantData::from_vector(std::vector<float>(64))) : g.none();
     ValueId kc = g.state("kc", DType::F32, {1, 8, cache_heads, 8}), vc = g.state("vc", DType::F32, {1, 8, cache_heads, 8});
-    g.op("wgrt.linear_ggml_rope_qkv.default", {x, w, g.int_value(8), g.int_value(N), g.none(), g.real(1e-5), c, s, both,
+    ValueId nw = norm ? g.constant("nw", DType::F32, {norm}, ConstantData::from_vector(std::vector<float>(size_t(norm))))
+                      : g.none();
+    g.op("wgrt.linear_ggml_rope_qkv.default", {x, w, g.int_value(8), g.int_value(N), nw, g.real(1e-5), c, s, both,
                                                g.int_value(0), g.int_value(hq), g.int_value(1), g.boolean(true), kc, vc,
                                                g.tensor(DType::F32, {1, 2, qd, 8}, "q")}, "qkv");
     ExecutableGraph::build(std::move(g), gpu());
@@ -359,4 +410,8 @@ TEST(LinearGgmlRope, BadArgumentsGiveClearErrors) {
   expect_error<InvalidArgument>([&] { build(32, 2, 1, true, false, 2); }, "must all be given or all None");
   expect_error<InvalidArgument>([&] { build(32, 2, 1, true, true, 3); }, "q_out [1, 2, 3, 8] must be [1, 2, 2, 8]");
   expect_error<InvalidArgument>([&] { build(32, 3, 1, true, true, 3); }, "N = 32 must be (Hq + 2 Hkv) * D");
+  build(32, 2, 1, true, true, 2, 256);       // the norm weight
+  build(32, 2, 1, true, true, 2, 256 + 32);  // then the bias (K 256 is its own multiple of 64)
+  expect_error<InvalidArgument>([&] { build(32, 2, 1, true, true, 2, 255); },
+                                "norm_weight 'nw' [255] must be [256] (the norm weight) or [288]");
 }

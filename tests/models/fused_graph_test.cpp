@@ -88,9 +88,9 @@ TEST(FusedLlamaGraph, MatchesUnfusedGraph) {
         EXPECT_LT(max_abs_diff(fused.logits[i], plain.logits[i]), 1e-4f) << ggml_type_name(type) << " " << arch << " fused_gemv " << fg << " step " << i;
         EXPECT_EQ(fused.tokens[i], plain.tokens[i]) << arch << " step " << i;
       }
-      // 3 per layer and the first layer's norm; 1 more per layer where RoPE joins the q/k/v GEMV (block formats
-      // without biases: Q8_0 llama).
-      const size_t rope_op = type == GgmlType::Q8_0 && std::string(arch) == "llama" ? size_t(s.layers) : 0;
+      // 3 per layer and the first layer's norm; 1 more per layer where RoPE joins the q/k/v GEMV (block formats,
+      // q/k/v stacked: Q8_0 llama, and qwen2 with its biases after the norm weight).
+      const size_t rope_op = type == GgmlType::Q8_0 && std::string(arch) != "qwen3" ? size_t(s.layers) : 0;
       if (fg) EXPECT_EQ(fused.decode_dispatches + 3 * size_t(s.layers) + 1 + rope_op, plain.decode_dispatches) << ggml_type_name(type) << " " << arch;
     }
 }
@@ -127,10 +127,10 @@ TEST(FusedLlamaGraph, StackedQkvMatchesSeparateLinears) {
           EXPECT_EQ(stacked.tokens[i], separate.tokens[i]) << what << " step " << i;
         }
         // 3 per stacked layer, 4 where RoPE and the cache write join the GEMV (wgrt.linear_ggml_rope_qkv: the fused
-        // body, block formats, no biases); 2 where v stays apart (the one odd layer of 3 when mixed, unless two
-        // block types stack in the fused body); none with q/k norms.
+        // body, block formats, qwen2's biases too); 2 where v stays apart (the one odd layer of 3 when mixed, unless
+        // two block types stack in the fused body); none with q/k norms.
         const bool apart = mixed == 1 || (mixed == 2 && !fuse);
-        const bool rope_op = fuse && type == GgmlType::Q8_0 && std::string(arch) == "llama";
+        const bool rope_op = fuse && type == GgmlType::Q8_0 && std::string(arch) != "qwen3";
         size_t saved = 0;
         for (int l = 0; l < s.layers && std::string(arch) != "qwen3"; ++l) saved += apart && l % 2 == 1 ? 2 : rope_op ? 4 : 3;
         EXPECT_EQ(stacked.decode_dispatches + saved, separate.decode_dispatches) << what;

@@ -9,8 +9,11 @@
 // with out_a = a cos - b sin, out_b = b cos + a sin over the pairs (x[i], x[i + D/2]) (EPI 4, Hugging Face
 // rotate-half; gemv_fuse_norm.wgsl's row map puts both in one workgroup) or (x[2i], x[2i + 1]) (EPI 5, Meta
 // interleaved), cos and sin of pair j from row r.pos + m of cs ([C_max, D]: cos in 0 .. D/2, sin in D/2 .. D).
-// Replaces a GEMV over [Wq; Wk; Wv] and a rope_qkv dispatch. No bias. The host guarantees r.pos + M <= the cache
-// rows and the table rows, and N = (Hq + 2 Hkv) D a whole number of workgroups. Storage bindings: 10 (the WebGPU limit this engine asks lavapipe for).
+// Replaces a GEMV over [Wq; Wk; Wv] and a rope_qkv dispatch. With p.has_bias the q/k/v bias (Qwen2's) is added to
+// each projection row before RoPE; it rides in the norm weight's binding (nw: the norm weight [K], then from element
+// KB = K rounded up to 64 the bias [N]), since the kernel already binds the 10 storage buffers (the WebGPU limit
+// this engine asks lavapipe for). The host guarantees r.pos + M <= the cache rows and the table rows, and
+// N = (Hq + 2 Hkv) D a whole number of workgroups.
 #include "ops/linear/gemv_kq_body.wgsl"
 #include "ops/kv_cache/kv_pairs.wgsl"
 
@@ -28,6 +31,11 @@ struct RopeParams {
 @group(0) @binding(11) var<uniform> rp : RopeParams;
 
 override ROTATE : bool = true;
+
+// Element i of the norm-and-bias binding (nw is vec4-typed for the norm).
+fn nw_elem(i : u32) -> f32 {
+  return nw[i / 4u][i % 4u];
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
@@ -67,6 +75,11 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     let jt = select(ia / 2u, ia, EPI == 4u);  // the pair's table column
     var a = part[m * rows + sa];
     var b = part[m * rows + sb];
+    if (p.has_bias != 0u) {  // bias row of element ia's partner: gemv_row of slot sb
+      let kb = (p.K + 63u) / 64u * 64u;
+      a += nw_elem(kb + p.n_base + row);
+      b += nw_elem(kb + p.n_base + gemv_row(wg, sb));
+    }
     if (ROTATE && head < rp.hq + rp.hkv) {
       let ab = rope_rotate(a, b, cs[pos * D + jt], cs[pos * D + RHALF + jt]);
       a = ab.x;

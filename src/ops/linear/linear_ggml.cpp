@@ -34,7 +34,7 @@
 //       one dispatch in decode; otherwise, on the GEMM route and for a GLU over a weight split into binding
 //       chunks they are their own dispatches (rms_norm.wgsl, swiglu.wgsl) through scratch. The residual is the
 //       GEMV's epilogue (EPI 1) or the GEMM's bias term (row stride N).
-//   wgrt.linear_ggml_rope_qkv.default(x [1, S, K] f32, w, wtype, N, norm_weight [K] f32 | None, eps double,
+//   wgrt.linear_ggml_rope_qkv.default(x [1, S, K] f32, w, wtype, N, norm_weight [K] | [Kb + N] f32 | None, eps double,
 //                                     freqs_cos [C, D/2] | None, freqs_sin [C, D/2] | None, cos_sin [C, D] | None,
 //                                     input_pos Int | SymInt, n_heads Hq, n_kv_heads Hkv, hf Bool,
 //                                     k_cache [1, C_max, Hkv, D], v_cache [1, C_max, Hkv, D], q_out [1, S, Hq, D])
@@ -45,7 +45,10 @@
 //       (the GEMV epilogue reads one binding). On the GEMV routes RoPE and the cache write are the epilogue of
 //       gemv_kq_rope.wgsl (one dispatch in decode; rows of W per invocation lowered until N is whole workgroups of
 //       row pairs); where none fits (or a stack needs several GEMV dispatches, or the device binds fewer than 10
-//       storage buffers), and on the GEMM routes, the projection goes to scratch and rope_qkv.wgsl follows. No bias.
+//       storage buffers), and on the GEMM routes, the projection goes to scratch and rope_qkv.wgsl follows.
+//       norm_weight [Kb + N]: the norm weight, then from element Kb = K rounded up to a multiple of 64 the q/k/v
+//       bias [N] (Qwen2's), added to y before RoPE (the epilogue reads it from the norm's binding: the kernel has no
+//       11th storage binding; the other routes bind it as a 256-byte-aligned range). No bias without a norm.
 //       The caches f32 or f16 (D % 4 == 0; both kernels are built for their dtype, kv_cache.h kv_prelude).
 //       Errors: build-time shape mismatches (InvalidArgument); at execute input_pos < 0 or input_pos + S past
 //       the cache or the tables (LimitError naming the node; nothing written, the graph usable).
@@ -187,15 +190,24 @@ struct Segment {
   uint64_t offset, size, row_bytes;
 };
 
-// wgrt.linear_ggml_rope_qkv: the norm weight (f32 [K] or None) and eps as a Fusion (no residual, no GLU).
-Fusion rope_fusion(OpBuilder& b, const Dims& xd) {
+// Element of wgrt.linear_ggml_rope_qkv's norm-and-bias vector where the bias starts: K rounded up to 64 (a 256-byte
+// aligned binding offset, so the GEMM routes bind the bias as a range of it).
+int64_t rope_bias_start(int64_t K) { return (K + 63) / 64 * 64; }
+
+// wgrt.linear_ggml_rope_qkv: the norm weight (f32 [K], or [Kb + N] with the q/k/v bias from Kb = rope_bias_start(K);
+// None: no norm, no bias) and eps as a Fusion (no residual, no GLU); *bias: whether the bias is there.
+Fusion rope_fusion(OpBuilder& b, const Dims& xd, int64_t N, bool* bias) {
   Fusion fu;
   fu.eps = float(b.real_arg(REPS));
   b.check(fu.eps >= 0, "eps {} must be >= 0", fu.eps);
+  *bias = false;
   if (!b.is_none(RNORM)) {
     b.check_dtype(RNORM, DType::F32);
-    b.check(b.tensor(RNORM).dims == Dims{xd.back()}, "norm_weight '{}' {} must be [{}]", b.tensor(RNORM).name,
-            dims_str(b.tensor(RNORM).dims), xd.back());
+    const int64_t K = xd.back(), kb = rope_bias_start(K);
+    const Dims& nd = b.tensor(RNORM).dims;
+    *bias = nd == Dims{kb + N};
+    b.check(nd == Dims{K} || *bias, "norm_weight '{}' {} must be [{}] (the norm weight) or [{}] (then the q/k/v bias of "
+            "{} rows from element {})", b.tensor(RNORM).name, dims_str(nd), K, kb + N, N, kb);
     fu.norm = int(RNORM);
   }
   return fu;
@@ -257,8 +269,10 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
   b.check(w.dtype == DType::U32 && w.dims.size() == 1 && uint64_t(w.dims[0]) == stack.bytes / 4,
           "weight '{}' must be u32 [{}] (N {} rows of {} bytes{}, padded to words), got {} {}", w.name, stack.bytes / 4, N,
           stack.parts[0].row_bytes, mixed ? " and more in the second part" : "", dtype_name(w.dtype), dims_str(w.dims));
-  const bool has_bias = !rope && !b.is_none(4);
-  if (has_bias) {
+  bool rope_bias = false;
+  const Fusion fu = rope ? rope_fusion(b, xd, N, &rope_bias) : fused_op ? fusion_args(b, xd, N) : Fusion{};
+  const bool has_bias = rope ? rope_bias : !b.is_none(4);
+  if (has_bias && !rope) {
     b.check_dtype(4, DType::F32);
     b.check(b.tensor(4).dims == Dims{N}, "bias '{}' {} must be [{}]", b.tensor(4).name, dims_str(b.tensor(4).dims), N);
   }
@@ -281,7 +295,6 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
   b.check(!fused_op || all_blocks_types,
           "weight type id {} has no fused kernel (Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K); use wgrt.linear_ggml{}",
           ggml_gemv_blocks_type(wtype) ? stack.parts.back().wtype : wtype, rope ? " and wgrt.rope_qkv_cache" : "");
-  const Fusion fu = rope ? rope_fusion(b, xd) : fused_op ? fusion_args(b, xd, N) : Fusion{};
   const std::optional<RopeShape> rs = rope ? std::optional<RopeShape>(rope_shape(b, xd, N)) : std::nullopt;
   b.check(!mixed || !fu.act, "a GLU pairs rows of one weight type; the stack has two");
   const int64_t Nout = fu.act ? N / 2 : N;
@@ -353,7 +366,10 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
     return kq_spec(route, xq[route], gemv_norm[route], wt, wt2);
   };
   const Binding x = Binding::tensor(b.arg(0)), out = Binding::tensor(b.arg(oi));
-  const Binding bias = has_bias ? Binding::tensor(b.arg(4)) : x;  // unused binding when there is no bias
+  // The bias (unused binding x when there is none); the rope op's is the tail of its norm-and-bias vector.
+  const Binding bias = !has_bias ? x
+                       : rope    ? Binding::tensor_range(b.arg(RNORM), uint64_t(rope_bias_start(K)) * 4, uint64_t(N) * 4)
+                                 : Binding::tensor(b.arg(4));
   const Binding res = fu.res >= 0 ? Binding::tensor(b.arg(size_t(fu.res))) : x;
   const Binding nw = fu.norm >= 0 ? Binding::tensor(b.arg(size_t(fu.norm))) : x;
   const bool has_gemm = gemm_config(b.device()).kind == GemmConfig::Kind::Tiled;
