@@ -12,7 +12,7 @@
 // i.e. per block of row n at most 2^-22 * max_block |x| * sum_block |W[n][k]|. Where a block's values are of
 // similar size this matches f32 (which rounds each product to 2^-24 of itself); a block holding an outlier
 // rounds its small values coarsely, which shows in rows whose weight at the outlier is (near) zero: x of 1 beside
-// an outlier of 1e4 is kept to ~2.4e-3 (tests/core/linear_test.cpp checks the bound; WGRT_GEMV_Q4_ROUTE=wg runs
+// an outlier of 1e4 is kept to ~2.4e-3 (tests/kernels/linear_test.cpp checks the bound; WGRT_GEMV_Q4_ROUTE=wg runs
 // the f32-decode kernel instead). q is split into three signed byte planes,
 // q = hi * 2^16 + mid * 2^8 + lo (lo, mid in -128..127, |hi| <= 64), so that
 //   sum_k (code_k - 8) * q_k = 2^16 D_hi + 2^8 D_mid + D_lo - 8 * sum_k q_k,   D_p = sum_k code_k * plane_p[k],

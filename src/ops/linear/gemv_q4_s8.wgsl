@@ -14,7 +14,7 @@ diagnostic(off, subgroup_uniformity);
 //   PLANES 1: q = round(x * 127 / max_block |x|), d = max_block |x| / 127 (llama.cpp's int8 activations): 8
 //     dot4I8Packed per 32 weights, 40 bytes per 32 k; |x[k] - q[k] d| <= d / 2, so a row is off by at most
 //     sum_blocks (max_block |x| / 254) * sum_block |W[n][k]| beyond f32 rounding.
-//   (tests/core/linear_s8_test.cpp checks both bounds.) A block holding an inf or NaN gets d = NaN (its rows'
+//   (tests/kernels/linear_s8_test.cpp checks both bounds.) A block holding an inf or NaN gets d = NaN (its rows'
 //   outputs are NaN).
 // - a subgroup owns RPT rows (a task); its lanes stream vec4<u32> (32 codes, one scale since G >= 32) of each row
 //   at v = lane + lanes * (U * it + u): every lane issues RPT * U independent 16-byte loads per step, and the

@@ -1,4 +1,4 @@
-// aten.convolution.default against the double reference (tests/core/reference/vision_ref) and PyTorch goldens:
+// aten.convolution.default against the double reference (tests/kernels/reference/vision_ref) and PyTorch goldens:
 // implicit-GEMM route (groups 1) and direct route (grouped, depthwise), odd sizes, padding at the borders,
 // stride/dilation, O not a multiple of the 64-wide tile, live N/H/W changes, grids past 65,535 workgroups
 // (folded), argument errors. Tolerance |d| <= 1e-4 + 1e-4 |ref| (f32 accumulation over K <= 768).

@@ -2,7 +2,7 @@
 // chains into convolutions (ops/conv/conv_fusion.h):
 // - the epilogue's text form: round trip and errors;
 // - wgrt.convolution_epilogue.default on every route (implicit-GEMM on each GEMM kernel, grouped/depthwise
-//   direct, transposed) against the double conv reference (tests/core/reference/vision_ref) followed by the
+//   direct, transposed) against the double conv reference (tests/kernels/reference/vision_ref) followed by the
 //   host epilogue, odd H/W, stride 2, dilation, groups, padding, channel counts not multiples of 4/8;
 // - the pass on small graphs: what it folds and fuses, what it must leave alone (a chain value that is a graph
 //   output or read elsewhere, broadcasts that grow the shape), and the fused graph's values against the same
