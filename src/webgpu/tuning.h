@@ -220,7 +220,7 @@ struct Tuning {
   // The decoder layer's q/k/v as one GEMV over the stacked weight [Wq; Wk; Wv], then wgrt.rope_qkv_cache (RoPE of q
   // and k and the KV-cache write in one dispatch; the SDPA then skips its cache write): 2 dispatches instead of
   // 3 GEMVs + RoPE + cache write, where the three weights stack (LlamaGraphOptions::fuse_qkv); in the fused body
-  // block formats without biases take wgrt.linear_ggml_rope_qkv instead (1 dispatch).
+  // block formats take wgrt.linear_ggml_rope_qkv instead (1 dispatch; a q/k/v bias after the norm weight).
   bool fused_qkv = true;
   // ---- attention (ops/attention) ----
   // llama.sdpa_with_kv_cache (flash attention, ops/attention/sdpa.cpp plan_flash):

@@ -242,15 +242,17 @@ TEST(LinearGgmlRope, MatchesNormLinearRopeAndCacheWrite) {
 }
 
 // A q/k/v bias (Qwen2) after the norm weight: in the epilogue (both pair layouts, a two-type stack, NoPE, K 96 whose
-// bias starts at element 128, f16 caches), on the GEMV route that writes the projection first (N 30) and with int8 x
-// (the GEMM routes: GemmRoutesThenRopeDispatch); one dispatch per decode step.
+// bias starts at element 128, f16 caches), on the GEMV route that writes the projection first and binds the bias as
+// a range of the vector (N 30, K 96), and with int8 x staged by the workgroups (mode 2) or from the quantize pass
+// with the norm its own dispatch (mode 1); one dispatch per decode step. (The GEMM routes with a bias:
+// GemmRoutesThenRopeDispatch.)
 TEST(LinearGgmlRope, QkvBiasAfterTheNormWeight) {
   const Spec specs[] = {
       {GgmlType::Q4_K, std::nullopt, 256, 4, 2, 64, 40, true, true, DType::F32, true},
       {GgmlType::Q4_K, GgmlType::Q6_K, 512, 6, 2, 32, 40, false, true, DType::F16, true},
       {GgmlType::Q8_0, std::nullopt, 96, 4, 2, 16, 40, true, false, DType::F32, true},
       {GgmlType::Q8_0, std::nullopt, 96, 2, 1, 12, 40, true, true, DType::F16, true},
-      {GgmlType::Q8_0, std::nullopt, 64, 3, 1, 6, 40, true, true, DType::F32, true},  // N 30: GEMV then rope_qkv
+      {GgmlType::Q8_0, std::nullopt, 96, 3, 1, 6, 40, true, true, DType::F32, true},  // N 30: GEMV then rope_qkv
   };
   uint32_t seed = 400;
   for (const Spec& s : specs) {
@@ -269,14 +271,15 @@ TEST(LinearGgmlRope, QkvBiasAfterTheNormWeight) {
     }
     run_and_check(r, 1, s.C - 1, seed++, what + " last slot");
   }
-  if (gpu().has_packed_dot()) {  // int8 x staged by each workgroup
+  for (uint32_t mode : {2u, 1u}) {  // int8 x: staged by each workgroup, or from the quantize pass
+    if (!gpu().has_packed_dot()) break;
     RopeLinear r;
     {
-      webgpu::ScopedTuning scoped(gpu(), tuned(2));
-      r = make({GgmlType::Q4_K, GgmlType::Q6_K, 512, 6, 2, 32, 40, true, true, DType::F32, true}, 440);
+      webgpu::ScopedTuning scoped(gpu(), tuned(mode));
+      r = make({GgmlType::Q4_K, GgmlType::Q6_K, 512, 6, 2, 32, 40, true, true, DType::F32, true}, 440 + mode);
     }
-    run_and_check(r, 1, 4, 441, "bias int8 M 1", true);
-    run_and_check(r, 3, 9, 442, "bias int8 M 3", true);
+    run_and_check(r, 1, 4, 441, fmt::format("bias int8 mode {} M 1", mode), true);
+    run_and_check(r, 3, 9, 442, fmt::format("bias int8 mode {} M 3", mode), true);
   }
 }
 

@@ -75,7 +75,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     let jt = select(ia / 2u, ia, EPI == 4u);  // the pair's table column
     var a = part[m * rows + sa];
     var b = part[m * rows + sb];
-    if (p.has_bias != 0u) {  // bias row of element ia's partner: gemv_row of slot sb
+    if (p.has_bias != 0u) {  // the bias of rows `row` (slot sa) and gemv_row(wg, sb) (slot sb)
       let kb = (p.K + 63u) / 64u * 64u;
       a += nw_elem(kb + p.n_base + row);
       b += nw_elem(kb + p.n_base + gemv_row(wg, sb));
