@@ -64,29 +64,23 @@ class Builder {
 
   // The biases of stacked matrices as one vector (rows of a missing bias are 0); None when none has one.
   ValueId stacked_bias(const std::vector<std::string>& weights, const std::string& name) {
-    if (!has_bias(weights)) return g().none();
-    std::vector<float> f = stacked_bias_values(weights);
-    out_.weight_bytes += f.size() * 4;
-    const int64_t n = int64_t(f.size());
-    return g().constant(name, DType::F32, {n}, ConstantData::from_vector(std::move(f)));
+    return has_bias(weights) ? f32_constant(name, stacked_bias_values(weights)) : g().none();
   }
   bool has_bias(const std::vector<std::string>& weights) const {
     for (const std::string& wn : weights)
       if (w_.has(wn + ".bias")) return true;
     return false;
   }
-  // wgrt.linear_ggml_rope_qkv's norm-and-bias vector: the norm weight [K], zeros up to element K rounded up to 64,
-  // then the stacked q/k/v bias (one binding: the op's GEMV epilogue has no 11th storage binding for a bias).
+  // wgrt.linear_ggml_rope_qkv's norm-and-bias vector: the norm weight [K], zeros up to ops::rope_bias_start(K), then
+  // the stacked q/k/v bias (one binding: the op's GEMV epilogue has no 11th storage binding for a bias).
   ValueId norm_and_bias(const std::string& norm, const std::vector<std::string>& weights, const std::string& name) {
     const WeightTensor& t = w_.get(norm);
     account(t, false);
     std::vector<float> f = t.to_f32();
-    f.resize((f.size() + 63) / 64 * 64, 0.0f);
+    f.resize(size_t(ops::rope_bias_start(int64_t(f.size()))), 0.0f);
     const std::vector<float> bias = stacked_bias_values(weights);
     f.insert(f.end(), bias.begin(), bias.end());
-    out_.weight_bytes += f.size() * 4;
-    const int64_t n = int64_t(f.size());
-    return g().constant(name, DType::F32, {n}, ConstantData::from_vector(std::move(f)));
+    return f32_constant(name, std::move(f));
   }
   std::vector<float> stacked_bias_values(const std::vector<std::string>& weights) {
     std::vector<float> f;
@@ -184,9 +178,13 @@ class Builder {
   ValueId upload_vector(const std::string& name) {
     const WeightTensor& t = w_.get(name);
     account(t, false);
-    std::vector<float> f = t.to_f32();
+    return f32_constant(name, t.to_f32());
+  }
+
+  // An f32 vector constant, counted in the GPU weight bytes.
+  ValueId f32_constant(const std::string& name, std::vector<float> f) {
     out_.weight_bytes += f.size() * 4;
-    int64_t n = int64_t(f.size());
+    const int64_t n = int64_t(f.size());
     return g().constant(name, DType::F32, {n}, ConstantData::from_vector(std::move(f)));
   }
 

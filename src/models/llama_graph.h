@@ -60,9 +60,9 @@ struct LlamaGraphOptions {
   // caches in one dispatch, and the SDPA runs with k, v None (decode: 2 dispatches for 3 GEMVs, RoPE and the
   // cache write). With `fuse`, a Wv of another gemv_kq block type (Q4_K_M's Q6_K attn_v) joins the stack as a
   // two-type weight, and a block-format stack takes wgrt.linear_ggml_rope_qkv (RoPE and the cache write in the
-  // GEMV: 1 dispatch; a q/k/v bias, Qwen2's, rides after the layer's norm weight in one vector); a Wv stored otherwise (q4gsw beside blocks, or the unfused body) stays apart:
-  // [Wq; Wk] stacked, v passed to wgrt.rope_qkv_cache. false: three linears, RoPE and the SDPA's own cache write
-  // (tests compare them).
+  // GEMV: 1 dispatch; a q/k/v bias, Qwen2's, rides after the layer's norm weight in one vector); a Wv stored
+  // otherwise (q4gsw beside blocks, or the unfused body) stays apart: [Wq; Wk] stacked, v passed to
+  // wgrt.rope_qkv_cache. false: three linears, RoPE and the SDPA's own cache write (tests compare them).
   bool fuse_qkv = true;
   // KV-cache element type: F32, or F16 (IEEE binary16, half the bytes and half the attention's cache reads;
   // llama.cpp's default) where the head dim is a multiple of 4, else F32 (kv_cache_type() below resolves it).

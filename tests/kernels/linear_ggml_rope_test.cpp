@@ -76,7 +76,7 @@ RopeLinear make(const Spec& s, uint64_t seed, int64_t s_max = 11) {
   std::vector<float> nwb = r.nw;
   if (s.bias) {  // the norm weight, zeros up to element Kb, then the bias
     r.bias = tref::random_floats(size_t(r.N), uint32_t(seed) + 3, -1.0f, 1.0f);
-    nwb.resize(size_t((s.K + 63) / 64 * 64), 0.0f);
+    nwb.resize(size_t(ops::rope_bias_start(s.K)), 0.0f);
     nwb.insert(nwb.end(), r.bias.begin(), r.bias.end());
   }
   const int64_t nwn = int64_t(nwb.size());

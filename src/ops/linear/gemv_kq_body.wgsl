@@ -8,7 +8,8 @@
 @group(0) @binding(0) var<storage, read> x : array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> w : array<u32>;
 @group(0) @binding(4) var<uniform> p : Params;
-@group(0) @binding(5) var<storage, read> nw : array<vec4<f32>>;  // NORM: the RMSNorm weight [K] (else any tensor); gemv_kq_rope.wgsl with p.has_bias: the norm-and-bias vector
+// NORM: the RMSNorm weight [K] (else any tensor); gemv_kq_rope.wgsl with p.has_bias: the norm-and-bias vector.
+@group(0) @binding(5) var<storage, read> nw : array<vec4<f32>>;
 // Binding 9: w again, as vec4 words (the same buffer range as binding 1). Q4_K and Q5_K blocks (144 and 176 bytes)
 // are 16-byte aligned, so the int8 chunks (chunk_k45_i8) load a block's header and 32 code bytes as 3 vec4s instead
 // of 12 scalar words, which the lanes of a SIMD group spread over as many memory segments (H200 run 26: 1B

@@ -190,10 +190,6 @@ struct Segment {
   uint64_t offset, size, row_bytes;
 };
 
-// Element of wgrt.linear_ggml_rope_qkv's norm-and-bias vector where the bias starts: K rounded up to 64 (a 256-byte
-// aligned binding offset, so the GEMM routes bind the bias as a range of it).
-int64_t rope_bias_start(int64_t K) { return (K + 63) / 64 * 64; }
-
 // wgrt.linear_ggml_rope_qkv: the norm weight (f32 [K], or [Kb + N] with the q/k/v bias from Kb = rope_bias_start(K);
 // None: no norm, no bias) and eps as a Fusion (no residual, no GLU); *bias: whether the bias is there.
 Fusion rope_fusion(OpBuilder& b, const Dims& xd, int64_t N, bool* bias) {
@@ -549,6 +545,8 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
 }
 
 }  // namespace
+
+int64_t rope_bias_start(int64_t K) { return (K + 63) / 64 * 64; }
 
 void register_linear_ggml_ops(OpRegistry& r) {
   const std::vector<std::string> kernels = {"ops/linear/gemv_ggml.wgsl:main", "ops/linear/gemv_kq.wgsl:main",

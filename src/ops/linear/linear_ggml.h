@@ -54,4 +54,9 @@ struct GgmlStack {
 };
 GgmlStack ggml_stack_layout(const std::vector<std::pair<int64_t, int64_t>>& type_rows, int64_t K);
 
+// wgrt.linear_ggml_rope_qkv's norm-and-bias vector [Kb + N]: the element Kb where the q/k/v bias starts after the
+// norm weight [K] and zero padding, K rounded up to 64 (a 256-byte-aligned binding offset, so the routes that bind
+// the bias apart take it as a range of the vector; gemv_kq_rope.wgsl computes the same). Pure; any thread.
+int64_t rope_bias_start(int64_t K);
+
 }  // namespace wgrt::ops
