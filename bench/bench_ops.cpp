@@ -5,7 +5,9 @@
 //   block-format GEMV    wgrt.linear_ggml (Q4_K, Q6_K, Q8_0) at K x N = 2048x8192 for M = 1, 2, 4, 8 rows of
 //                        x, with the layout-aware kernel (gemv_kq.wgsl) and the generic one (gemv_ggml.wgsl):
 //                        batched decode should cost about the same at M 8 as at M 1; Q6_K and Q8_0 also at
-//                        2048x128256, M 1 (the LM heads of llama.cpp's Q4_K_M and Q4_0 1B files), int8 x
+//                        2048x128256, M 1 (the LM heads of llama.cpp's Q4_K_M and Q4_0 1B files), int8 x;
+//                        Q5_0 / Q8_0 at Qwen2-0.5B's widths (K 896: the fallback types of its Q4_K_M file), also
+//                        fused gate/up (BM_GemvGgmlFused) against the fused q4gsw GEMV (BM_GemvQ4Fused)
 //   f32 GEMV             2048x2048
 //   GEMM (f32 and q4)    M = 128, 512 at K = N = 2048; q4 also M = 2048, the 1B's MLP shapes and K/V
 //                        projections (WGRT_GEMM_MMQ=0 / 1 compare the f32 and int8 prefill kernels,
@@ -28,6 +30,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <stdexcept>
 
 #include "graph/executable.h"
 #include "graph/op_builder.h"
@@ -191,11 +194,26 @@ std::vector<uint32_t> block_words(uint64_t bytes) {
   return words;
 }
 
+// Elements and bytes per block, and the name, of the block types benchmarked here (src/formats/ggml_blocks.h).
+struct BenchBlock {
+  int64_t elems, bytes;
+  const char* name;
+};
+BenchBlock bench_block(int64_t type) {
+  switch (type) {
+    case 6: return {32, 22, "Q5_0"};
+    case 8: return {32, 34, "Q8_0"};
+    case 12: return {256, 144, "Q4_K"};
+    case 14: return {256, 210, "Q6_K"};
+    default: throw std::invalid_argument(fmt::format("bench_ops: block type {} not benchmarked", type));
+  }
+}
+
 void BM_GemvGgml(benchmark::State& st) {
   const int64_t type = st.range(0), K = st.range(1), N = st.range(2), M = st.range(3);
   const bool blocks = st.range(4) != 0;
   const uint32_t int8 = st.range(4) == 2 ? 2 : st.range(4) == 3 ? 1 : 0;
-  const int64_t be = type == 8 ? 32 : 256, bb = type == 8 ? 34 : type == 12 ? 144 : 210;
+  const int64_t be = bench_block(type).elems, bb = bench_block(type).bytes;
   const uint64_t bytes = uint64_t(N * (K / be) * bb);
   std::vector<uint32_t> words = block_words(bytes);
   webgpu::Tuning tun = dev().tuning();
@@ -214,7 +232,7 @@ void BM_GemvGgml(benchmark::State& st) {
   exe->set_input(x, {M, K}, std::span<const float>(xv));
   double sec = run(st, *exe);
   set_counters(st, sec, double(bytes + uint64_t(M * K * 4 + M * N * 4)), 2.0 * double(M * N * K));
-  st.SetLabel(fmt::format("{} M {} {}", type == 8 ? "Q8_0" : type == 12 ? "Q4_K" : "Q6_K", M, int8 == 2 ? "gemv_kq int8 x staged" : int8 ? "gemv_kq int8 x pass" : blocks ? "gemv_kq" : "generic"));
+  st.SetLabel(fmt::format("{} M {} {}", bench_block(type).name, M, int8 == 2 ? "gemv_kq int8 x staged" : int8 ? "gemv_kq int8 x pass" : blocks ? "gemv_kq" : "generic"));
 }
 
 // The fused gate/up GEMV of a block-format layer (wgrt.linear_ggml_fused: RMSNorm of x, [gate; up] of 2 * N rows,
@@ -222,7 +240,7 @@ void BM_GemvGgml(benchmark::State& st) {
 // (outputs), M, fused_gemv, x (the policy's ggml_gemv_int8: 0 f32, 1 int8 pass, 2 int8 staged). Counted bytes: the weights, x, and the outputs.
 void BM_GemvGgmlFused(benchmark::State& st) {
   const int64_t type = st.range(0), K = st.range(1), N = 2 * st.range(2), M = st.range(3);
-  const int64_t be = type == 8 ? 32 : 256, bb = type == 8 ? 34 : type == 12 ? 144 : 210;
+  const int64_t be = bench_block(type).elems, bb = bench_block(type).bytes;
   const uint64_t bytes = uint64_t(N * (K / be) * bb);
   std::vector<uint32_t> words = block_words(bytes);
   webgpu::Tuning tun = dev().tuning();
@@ -243,8 +261,30 @@ void BM_GemvGgmlFused(benchmark::State& st) {
   exe->set_input(x, {M, K}, std::span<const float>(xv));
   double sec = run(st, *exe);
   set_counters(st, sec, double(bytes + uint64_t(M * K * 4 + M * N * 2)), 2.0 * double(M * N * K));
-  st.SetLabel(fmt::format("{} M {} {}{}", type == 8 ? "Q8_0" : type == 12 ? "Q4_K" : "Q6_K", M,
+  st.SetLabel(fmt::format("{} M {} {}{}", bench_block(type).name, M,
                           st.range(4) ? "fused" : "norm+gemv+glu", st.range(5) == 2 ? " int8 x staged" : st.range(5) ? " int8 x pass" : ""));
+}
+
+// The fused q4gsw gate/up GEMV (wgrt.linear_q4gsw_fused: RMSNorm of x, [gate; up] of 2 * N rows, SwiGLU; the
+// policy's fused_gemv, one dispatch), M = 1: the reference the block types' BM_GemvGgmlFused rows compare with at
+// the same K and N (Q4_0 files take it). Args: K, N (outputs). Counted bytes: codes, f32 scales, x and the outputs.
+void BM_GemvQ4Fused(benchmark::State& st) {
+  const int64_t K = st.range(0), N = 2 * st.range(1), G = 32;
+  Graph g;
+  ValueId x = g.input("x", DType::F32, {1, K});
+  ValueId qw = g.constant("qweight", DType::U32, {N, K / 8}, ConstantData::from_vector(random_vec<uint32_t>(size_t(N * K / 8), 0, 0)));
+  ValueId sc = g.constant("scales", DType::F32, {N, K / G}, ConstantData::from_vector(random_vec<float>(size_t(N * K / G), 0.001f, 0.01f)));
+  ValueId norm = g.constant("nw", DType::F32, {K}, ConstantData::from_vector(random_vec<float>(size_t(K), 0.5f, 1.5f)));
+  ValueId out = g.tensor_like(DType::F32, "out");
+  g.output(out);
+  g.op("wgrt.linear_q4gsw_fused.default", {x, qw, sc, g.int_value(G), g.none(), norm, g.real(1e-5), g.none(), g.int_value(1), out},
+       "gate_up_q4");
+  auto exe = ExecutableGraph::build(std::move(g), dev());
+  auto xv = random_vec<float>(size_t(K), -1.0f, 1.0f);
+  exe->set_input(x, {1, K}, std::span<const float>(xv));
+  double sec = run(st, *exe);
+  set_counters(st, sec, double(N * K / 2 + N * K / G * 4 + K * 4 + N * 2), 2.0 * double(N * K));
+  st.SetLabel(fmt::format("q4gsw M 1 fused, {} dispatches", exe->dispatch_count()));
 }
 
 // The block-format linear at prefill rows (M > gemv_max_rows): the same graph, on the GEMM route.
@@ -404,9 +444,13 @@ BENCHMARK(BM_Read)->UseManualTime()->Unit(benchmark::kMicrosecond)
 BENCHMARK(BM_GemvGgml)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->ArgsProduct({{12, 14, 8}, {2048}, {8192}, {1, 2, 4, 8}, {3, 2, 1, 0}})
     ->ArgsProduct({{12, 14}, {8192}, {2048}, {1}, {2}})     // ffn_down (several chunks per k lane)
-    ->ArgsProduct({{14, 8}, {2048}, {128256}, {1}, {2, 1}});  // the LM heads of llama.cpp's Q4_K_M / Q4_0 1B files
+    ->ArgsProduct({{14, 8}, {2048}, {128256}, {1}, {2, 1}})  // the LM heads of llama.cpp's Q4_K_M / Q4_0 1B files
+    ->ArgsProduct({{6, 8}, {896}, {896, 128}, {1}, {2, 0}})    // Qwen2-0.5B's q / o and k / v (Q4_K_M's fallbacks)
+    ->ArgsProduct({{12, 14}, {4864}, {896}, {1}, {2}});        // Qwen2-0.5B's ffn_down
 BENCHMARK(BM_GemvGgmlFused)->UseManualTime()->Unit(benchmark::kMicrosecond)
-    ->ArgsProduct({{12, 14}, {2048}, {8192}, {1, 8}, {1, 0}, {2, 1, 0}});
+    ->ArgsProduct({{12, 14}, {2048}, {8192}, {1, 8}, {1, 0}, {2, 1, 0}})
+    ->ArgsProduct({{6}, {896}, {4864}, {1}, {1}, {2, 0}});  // Qwen2-0.5B's gate/up in its Q4_K_M file (Q5_0)
+BENCHMARK(BM_GemvQ4Fused)->UseManualTime()->Unit(benchmark::kMicrosecond)->Args({896, 4864})->Args({2048, 8192});
 BENCHMARK(BM_GemvF32)->UseManualTime()->Unit(benchmark::kMicrosecond)->Args({2048, 2048});
 BENCHMARK(BM_Gemm)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Args({128, 2048, 2048, 0})->Args({512, 2048, 2048, 0})->Args({128, 2048, 2048, 1})->Args({512, 2048, 2048, 1})

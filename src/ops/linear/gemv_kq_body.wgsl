@@ -68,6 +68,29 @@ fn q8_0_block(o : u32) -> Q8_0Words {
   }
   return r;
 }
+// Q5_0's block at byte offset o (o even; 22-byte blocks alternate between 4-byte and 2-byte alignment): its f16
+// scale d, its 32 high bits qh and its 16 code bytes as 4 u32 words, from 6 aligned word loads and no branch (as
+// q8_0_block: word_at's branch splits a SIMD group whose lanes take consecutive blocks). o % 4 == 2: d is the
+// upper half of word o / 4, qh the next word, the codes the 4 after it; o % 4 == 0: d is the lower half, and qh
+// and each code word take the upper half of one word and the lower half of the next. The 6 words lie inside the
+// buffer: the block's last byte is in word o / 4 + 5.
+struct Q5_0Words {
+  d : f32,
+  qh : u32,
+  q : vec4<u32>,
+}
+fn q5_0_block(o : u32) -> Q5_0Words {
+  let i = o >> 2u;
+  let al = (o & 2u) != 0u;
+  let a = w[i];
+  let lo = vec4<u32>(w[i + 1u], w[i + 2u], w[i + 3u], w[i + 4u]);
+  let hi = vec4<u32>(lo.yzw, w[i + 5u]);
+  var r : Q5_0Words;
+  r.d = unpack2x16float(select(a, a >> 16u, al)).x;
+  r.qh = select((a >> 16u) | (lo.x << 16u), lo.x, al);
+  r.q = select((lo >> vec4<u32>(16u)) | (hi << vec4<u32>(16u)), hi, al);
+  return r;
+}
 fn f16_at(o : u32) -> f32 {
   return unpack2x16float((w[o >> 2u] >> ((o & 2u) * 8u)) & 0xffffu).x;
 }
@@ -227,18 +250,31 @@ fn chunk_b32(wt : u32, boff : u32, x4 : u32) {
     }
     return;
   }
+  var q5w : array<vec4<u32>, 4>;  // Q5_0: the code words (q5_0_block)
   for (var i = 0u; i < RPT; i++) {
     let base = rbase[i] + boff;
-    d[i] = f16_at(base);
-    qh[i] = select(0u, word_at(base + 2u), q5);
-    mn[i] = select(f16_at(base + 2u), -16.0 * d[i], q5);
+    if (q5) {
+      let blk = q5_0_block(base);
+      d[i] = blk.d;
+      qh[i] = blk.qh;
+      q5w[i] = blk.q;
+      mn[i] = -16.0 * d[i];
+    } else {
+      d[i] = f16_at(base);
+      mn[i] = f16_at(base + 2u);
+      qh[i] = 0u;
+    }
   }
-  let qs = boff + select(4u, 6u, q5);
   for (var k = 0u; k < 4u; k++) {
     var wl : array<vec4<f32>, 4>;
     var wh : array<vec4<f32>, 4>;
     for (var i = 0u; i < RPT; i++) {
-      let q = word_at(rbase[i] + qs + 4u * k);
+      var q : u32;
+      if (q5) {
+        q = q5w[i][k];
+      } else {
+        q = word_at(rbase[i] + boff + 4u + 4u * k);  // Q4_1 (its 20-byte blocks keep one alignment per row)
+      }
       let hl = ((vec4<u32>(qh[i]) >> (vec4<u32>(0u, 1u, 2u, 3u) + 4u * k)) & vec4<u32>(1u)) << vec4<u32>(4u);
       let hh = ((vec4<u32>(qh[i]) >> (vec4<u32>(16u, 17u, 18u, 19u) + 4u * k)) & vec4<u32>(1u)) << vec4<u32>(4u);
       wl[i] = vec4<f32>(bytes4(q & 0x0F0F0F0Fu) | hl) * d[i] + mn[i];
