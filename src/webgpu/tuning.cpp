@@ -25,8 +25,10 @@ GemvQ4Shape Tuning::gemv_q4_shape(Q4GemvKernel kernel, int64_t N) const {
   return N >= 32768 ? GemvQ4Shape{32, 8, 8, 1} : GemvQ4Shape{64, 4, 4, 1};
 }
 
-uint32_t Tuning::ggml_gemv_rpt_for(int64_t wtype, int64_t n) const {
+uint32_t Tuning::ggml_gemv_rpt_for(int64_t wtype, int64_t n, bool norm) const {
   if (ggml_gemv_wide_rpt != 0 && n >= ggml_gemv_wide_n) return ggml_gemv_wide_rpt;
+  if (ggml_gemv_norm_rpt != 0 && norm && n >= ggml_gemv_norm_n) return ggml_gemv_norm_rpt;
+  if (n < ggml_gemv_narrow_n) return 1;
   return ggml_gemv_rpt_by_type && wtype != 14 ? 4u : ggml_gemv_rpt;
 }
 
@@ -117,6 +119,8 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   t.ggml_gemv_int8 = !f.cpu_adapter && f.packed_dot ? 2 : 0;
   t.ggml_gemv_rpt_by_type = f.cpu_adapter;  // tuning.h: the lavapipe rows
   t.ggml_gemv_wide_rpt = f.cpu_adapter ? 0 : 4;  // tuning.h: the LM heads on GPUs
+  t.ggml_gemv_norm_rpt = f.cpu_adapter ? 0 : 4;  // tuning.h: the fused norm's gate/up on GPUs
+  t.ggml_gemv_narrow_n = f.cpu_adapter ? 0 : 4096;  // tuning.h: q/k/v, o and down of the small models on GPUs
   t.sdpa_prefill_max_d = f.cpu_adapter ? 64 : 128;
   // Decode split-KV on GPUs: from 128 keys, chunks of multiples of 64 keys, at most about 512 workgroups. H200 run
   // 23 final (tg128 pipelined, same binary): 1B Q4_0 d128 924 -> 1,023 tok/s, d2048 859 -> 867; 0.5B d128 714 ->
@@ -188,7 +192,11 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (o.fused_gemv) t.fused_gemv = *o.fused_gemv;
   if (o.fused_qkv) t.fused_qkv = *o.fused_qkv;
   if (o.ggml_gemv_blocks) t.ggml_gemv_blocks = *o.ggml_gemv_blocks;
-  if (o.ggml_gemv_rpt) t.ggml_gemv_rpt = *o.ggml_gemv_rpt, t.ggml_gemv_rpt_by_type = false, t.ggml_gemv_wide_rpt = 0;
+  if (o.ggml_gemv_rpt)
+    t.ggml_gemv_rpt = *o.ggml_gemv_rpt, t.ggml_gemv_rpt_by_type = false, t.ggml_gemv_wide_rpt = 0, t.ggml_gemv_norm_rpt = 0,
+    t.ggml_gemv_narrow_n = 0;
+  if (o.ggml_gemv_norm_rpt) t.ggml_gemv_norm_rpt = *o.ggml_gemv_norm_rpt;
+  if (o.ggml_gemv_narrow_n) t.ggml_gemv_narrow_n = *o.ggml_gemv_narrow_n;
   if (o.ggml_gemv_int8) t.ggml_gemv_int8 = f.packed_dot ? *o.ggml_gemv_int8 : 0;
   return t;
 }
@@ -234,7 +242,9 @@ std::string Tuning::describe() const {
                    "RoPE/KV write: {}\n", gemv_max_rows, max_binding_bytes, fused_gemv ? "on" : "off", fused_qkv ? "on" : "off");
   s += fmt::format("block-format GEMV: {}\n", ggml_gemv_blocks ? fmt::format("blocks (gemv_kq, RPT {}, {} x) where the type has it",
                                                                        (ggml_gemv_rpt_by_type ? fmt::format("4 (Q6_K {})", ggml_gemv_rpt) : std::to_string(ggml_gemv_rpt)) +
-                                                                           (ggml_gemv_wide_rpt ? fmt::format(", {} from N {}", ggml_gemv_wide_rpt, ggml_gemv_wide_n) : std::string()),
+                                                                           (ggml_gemv_wide_rpt ? fmt::format(", {} from N {}", ggml_gemv_wide_rpt, ggml_gemv_wide_n) : std::string()) +
+                                                                           (ggml_gemv_norm_rpt ? fmt::format(", {} with the norm from N {}", ggml_gemv_norm_rpt, ggml_gemv_norm_n) : std::string()) +
+                                                                           (ggml_gemv_narrow_n ? fmt::format(", 1 below N {}", ggml_gemv_narrow_n) : std::string()),
                                                                        ggml_gemv_int8 == 2 ? "int8 staged" : ggml_gemv_int8 ? "int8 pass" : "f32")
                                                            : std::string("generic"));
   s += fmt::format("attention: {}{}; split-KV decode from {} keys (chunks of multiples of {} keys, <= ~{} workgroups; combine "

@@ -22,8 +22,9 @@
 //     this one too), the one shape for every M.
 //   Block-format GEMV: gemv_kq.wgsl (chunks of whole sub-blocks, x rows in grid layers of 1, 2, 4 or 8, the
 //     smallest that holds M) for Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K on every adapter; gemv_ggml.wgsl otherwise.
-//     gemv_kq rows of W per invocation (each x load serves them): 2, GPUs 4 from 32768 rows of W (LM heads); CPU
-//     adapters 4 except Q6_K (ggml_gemv_rpt_for, by weight type and rows). Its int8 activations (x quantized per 32-k
+//     gemv_kq rows of W per invocation (each x load serves them): 2, GPUs 4 from 32768 rows of W (LM heads) and
+//     with the RMSNorm folded in from 8192 rows (gate/up), 1 below 4096 rows (narrow q/k/v, o and down); CPU
+//     adapters 4 except Q6_K (ggml_gemv_rpt_for, by weight type, rows and the norm). Its int8 activations (x quantized per 32-k
 //     block, codes times x by dot4I8Packed; WGRT_GEMV_KQ_INT8): staged per workgroup (2) on GPUs with packed int8
 //     dot products (keeps the fused norm inside the GEMV; routes whose staging does not fit workgroup memory take
 //     the quantize pass, 1), off on CPU adapters (lavapipe measured the f32 decode faster).
@@ -143,6 +144,8 @@ struct TuningOverrides {
   std::optional<bool> ggml_gemv_blocks;           // WGRT_GEMV_GGML = blocks[,RPT] | generic
   std::optional<uint32_t> ggml_gemv_rpt;          // ... its RPT (1, 2 or 4)
   std::optional<uint32_t> ggml_gemv_int8;         // WGRT_GEMV_KQ_INT8 = 0 | 1 | 2
+  std::optional<uint32_t> ggml_gemv_norm_rpt;     // WGRT_GEMV_KQ_NORM_RPT = 0 | 1 | 2 | 4 (0: the rule off)
+  std::optional<int64_t> ggml_gemv_narrow_n;      // WGRT_GEMV_KQ_NARROW_N = rows (0: off)
   std::optional<bool> sdpa_legacy;                // WGRT_SDPA = flash | legacy
   std::optional<uint32_t> sdpa_prefill_rpt;       // WGRT_SDPA_PREFILL = 0 | 1 | 2 | 4 (rows per invocation, 0: off)
   std::optional<bool> sdpa_decode_kernel;         // WGRT_SDPA_DECODE = 0 | 1
@@ -181,6 +184,24 @@ struct Tuning {
   // 448 us, RPT 4 286 / 346 / 354 us). 0: off (CPU adapters, and where WGRT_GEMV_GGML sets RPT).
   uint32_t ggml_gemv_wide_rpt = 0;
   int64_t ggml_gemv_wide_n = 32768;
+  // GPUs: 4 rows of W per invocation for a GEMV with the RMSNorm folded in (wgrt.linear_ggml_fused's NORM: each
+  // workgroup recomputes the row's norm and stages x, so more rows per workgroup pay that once for more weights)
+  // from ggml_gemv_norm_n rows of W (256 workgroups of 32 rows: about 2 per SM of an H100 / H200's 132; fewer
+  // rows keep the narrower workgroups to fill the GPU). Run 34 (H100, gemv_kq int8 x staged, K 896 x 2 * 4864 Q5_0
+  // with the norm and SwiGLU: Qwen2-0.5B's gate/up): RPT 1 25.2 us, 2 17.9-18.1 us, 4 14.9 us (the fused q4gsw GEMV
+  // 13.1 us); without the norm (K 896, 896 rows) RPT 4 was slower (12.3 vs 11.5 us). 0: off (CPU adapters, and
+  // where WGRT_GEMV_GGML sets RPT). WGRT_GEMV_KQ_NORM_RPT sets it (0 off).
+  uint32_t ggml_gemv_norm_rpt = 0;
+  int64_t ggml_gemv_norm_n = 8192;
+  // GPUs: 1 row of W per invocation below ggml_gemv_narrow_n rows of W: twice the workgroups of RPT 2 for the
+  // narrow GEMVs (q/k/v, o- and down-projections of the small models: 896 to 3072 rows), where RPT 2 gives a few
+  // workgroups per SM or fewer than one (the 0.5B's down-projection: 56 workgroups of 16 rows). Run 34c (H100,
+  // same binary, WGRT_GEMV_KQ_NARROW_N=4096 vs 0, both with the norm rule above; tg128 pipelined, two rounds each):
+  // 0.5B Q4_K_M 719.4 -> 759.6 tok/s at depth 128, 681.0 -> 729.8 at 2048; 1B Q4_K_M 885.0 -> 920.9, 783.8 ->
+  // 815.3. Alone, the 0.5B's down (K 4864 x 896) takes 12.9 -> 12.0 us (Q4_K), 15.8 -> 13.4 us (Q6_K), while the
+  // 1B's (K 8192 x 2048) takes 14.1 -> 15.2 us (Q4_K): the decode gain is the sum over the narrow GEMVs. 0: off (CPU
+  // adapters, and where WGRT_GEMV_GGML sets RPT). WGRT_GEMV_KQ_NARROW_N sets it.
+  int64_t ggml_gemv_narrow_n = 0;
   // gemv_kq.wgsl's x: 0 f32; 1 int8 from a quantize_q8.wgsl pass per execute (the fused norm then its own
   // dispatch); 2 int8 quantized by each workgroup into workgroup memory (the fused norm inside; routes where it does
   // not fit take 1). Needs packed int8 dot products (without them the op keeps f32 x).
@@ -282,9 +303,11 @@ struct Tuning {
   // cannot run (WGRT_GEMM=cpu without subgroups of >= 8 lanes).
   static Tuning for_device(const DeviceFacts& facts, const TuningOverrides& o = {});
   // gemv_kq.wgsl rows of W per invocation for ggml weight type id `wtype` and n rows of W (before the op's MB * RPT
-  // <= 16 cap): ggml_gemv_wide_rpt where it is set and n >= ggml_gemv_wide_n, else 4 under ggml_gemv_rpt_by_type
-  // unless wtype is Q6_K (14), else ggml_gemv_rpt. Pure, any thread.
-  uint32_t ggml_gemv_rpt_for(int64_t wtype, int64_t n) const;
+  // <= 16 cap), `norm` whether the GEMV folds in the RMSNorm: ggml_gemv_wide_rpt where it is set and n >=
+  // ggml_gemv_wide_n, else ggml_gemv_norm_rpt where it is set, norm and n >= ggml_gemv_norm_n, else 1 where n <
+  // ggml_gemv_narrow_n, else 4 under
+  // ggml_gemv_rpt_by_type unless wtype is Q6_K (14), else ggml_gemv_rpt. Pure, any thread.
+  uint32_t ggml_gemv_rpt_for(int64_t wtype, int64_t n, bool norm = false) const;
   std::string describe() const;  // one line per entry, for `wgrt info`
 };
 

@@ -229,6 +229,15 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     else if (*v == "blocks,1" || *v == "blocks,2" || *v == "blocks,4") o.ggml_gemv_blocks = true, o.ggml_gemv_rpt = uint32_t(v->back() - '0');
     else bad("WGRT_GEMV_GGML", *v, "blocks, blocks,RPT (RPT 1, 2 or 4) or generic");
   }
+  if (auto v = get("WGRT_GEMV_KQ_NORM_RPT")) {
+    if (*v == "0" || *v == "1" || *v == "2" || *v == "4") o.ggml_gemv_norm_rpt = uint32_t(v->back() - '0');
+    else bad("WGRT_GEMV_KQ_NORM_RPT", *v, "0 (the rule off), 1, 2 or 4 rows of W per invocation");
+  }
+  if (auto v = get("WGRT_GEMV_KQ_NARROW_N")) {
+    auto l = parse_list(*v, 1, 1, uint64_t(1) << 30);
+    if (!l) bad("WGRT_GEMV_KQ_NARROW_N", *v, "rows of W below which the block GEMV takes 1 row per invocation (0: off)");
+    o.ggml_gemv_narrow_n = int64_t((*l)[0]);
+  }
   if (auto v = get("WGRT_GEMV_KQ_INT8")) {
     auto l = parse_list(*v, 1, 1, 2);
     if (!l) bad("WGRT_GEMV_KQ_INT8", *v, "0 (f32 x), 1 (int8 x from a quantize pass) or 2 (int8 x staged per workgroup)");

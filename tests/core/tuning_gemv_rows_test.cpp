@@ -83,6 +83,57 @@ TEST(Tuning, GemvGgmlOverride) {
   }
 }
 
+// The GPUs' rules for a GEMV with the RMSNorm folded in (ggml_gemv_norm_rpt 4 from ggml_gemv_norm_n 8192 rows of W:
+// the gate/up GEMVs) and for narrow ones (1 row of W per invocation below ggml_gemv_narrow_n 4096 rows),
+// WGRT_GEMV_KQ_NORM_RPT (0 turns it off), WGRT_GEMV_KQ_NARROW_N (0 turns it off) and WGRT_GEMV_GGML=blocks,R (a set
+// RPT wins over both).
+TEST(Tuning, GemvGgmlNormAndNarrowRules) {
+  webgpu::DeviceFacts gpu;
+  const webgpu::Tuning on_gpu = webgpu::Tuning::for_device(gpu);
+  for (int64_t wtype : {6, 8, 12, 14}) {
+    EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 8192, true), 4u) << wtype;
+    EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 9728, true), 4u) << wtype;
+    EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 8191, true), 2u) << wtype;   // too few workgroups
+    EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 9728, false), 2u) << wtype;  // no norm: the narrow rows
+    EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 1152, true), 1u) << wtype;   // a q/k/v stack: narrow
+    EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 4095, false), 1u) << wtype;
+    EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 4096, false), 2u) << wtype;
+    EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 896, false), 1u) << wtype;
+  }
+  webgpu::DeviceFacts cpu;
+  cpu.cpu_adapter = true;
+  const webgpu::Tuning on_cpu = webgpu::Tuning::for_device(cpu);
+  EXPECT_EQ(on_cpu.ggml_gemv_norm_rpt, 0u);
+  EXPECT_EQ(on_cpu.ggml_gemv_narrow_n, 0);
+  EXPECT_EQ(on_cpu.ggml_gemv_rpt_for(14, 9728, true), 2u);  // CPU adapters: by type only
+  EXPECT_EQ(on_cpu.ggml_gemv_rpt_for(12, 896, false), 4u);
+  auto with = [&](const char* var, const char* value) {
+    auto get = [&](const char* name) -> const char* { return std::string(name) == var ? value : nullptr; };
+    return webgpu::Tuning::for_device(gpu, webgpu::parse_tuning_env(get));
+  };
+  EXPECT_EQ(with("WGRT_GEMV_KQ_NORM_RPT", "0").ggml_gemv_rpt_for(12, 16384, true), 2u);
+  EXPECT_EQ(with("WGRT_GEMV_KQ_NORM_RPT", "1").ggml_gemv_rpt_for(12, 16384, true), 1u);
+  EXPECT_EQ(with("WGRT_GEMV_KQ_NORM_RPT", "4").ggml_gemv_rpt_for(12, 4096, true), 2u);
+  EXPECT_EQ(with("WGRT_GEMV_GGML", "blocks,1").ggml_gemv_rpt_for(12, 16384, true), 1u);
+  EXPECT_EQ(with("WGRT_GEMV_GGML", "blocks,2").ggml_gemv_rpt_for(12, 896, false), 2u);
+  EXPECT_EQ(with("WGRT_GEMV_KQ_NARROW_N", "0").ggml_gemv_rpt_for(12, 896, false), 2u);
+  EXPECT_EQ(with("WGRT_GEMV_KQ_NARROW_N", "1024").ggml_gemv_rpt_for(12, 1152, false), 2u);
+  EXPECT_EQ(with("WGRT_GEMV_KQ_NARROW_N", "1024").ggml_gemv_rpt_for(12, 896, false), 1u);
+  // Malformed values name the variable (an empty value is unset).
+  const std::vector<std::pair<const char*, const char*>> malformed = {
+      {"WGRT_GEMV_KQ_NORM_RPT", "3"},  {"WGRT_GEMV_KQ_NORM_RPT", "8"},    {"WGRT_GEMV_KQ_NORM_RPT", "-1"},
+      {"WGRT_GEMV_KQ_NORM_RPT", "4,2"}, {"WGRT_GEMV_KQ_NORM_RPT", "x"},   {"WGRT_GEMV_KQ_NARROW_N", "-1"},
+      {"WGRT_GEMV_KQ_NARROW_N", "x"},  {"WGRT_GEMV_KQ_NARROW_N", "1,2"}, {"WGRT_GEMV_KQ_NARROW_N", "2048x"}};
+  for (const auto& [var, v] : malformed) {
+    try {
+      with(var, v);
+      ADD_FAILURE() << var << "=" << v << " accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(var) + "='" + v + "' is malformed"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // WGRT_GEMV_Q4_MULTI (shape) and WGRT_GEMV_Q4_MULTI_ROWS (from how many rows of x it applies; 0 off).
 TEST(Tuning, GemvQ4MultiOverride) {
   EXPECT_EQ(tuned({}).gemv_q4_multi_min_rows, 0);  // DeviceFacts{}: no packed dot products

@@ -206,6 +206,35 @@ TEST(LinearGgmlFused, DecodeIsOneDispatchWhenFused) {
   }
 }
 
+// The GPUs' rows rule for a GEMV with the norm folded in (ggml_gemv_norm_rpt: 4 rows of W per invocation from
+// ggml_gemv_norm_n rows; lowered here to 64 so small weights take it) on the types whose chunks hold the most
+// values (Q6_K, and Q5_0 with its funnelled block loads), norm + SwiGLU and norm + residual, f32 x and int8 x
+// staged, against the composition; a weight below the threshold keeps the narrow rows on the same graph build.
+TEST(LinearGgmlFused, NormRuleFourRowsOfW) {
+  uint32_t seed = 900;
+  for (uint32_t mode : {0u, 2u}) {
+    if (mode == 2 && !gpu().has_packed_dot()) continue;
+    webgpu::Tuning tun = tuned(true, mode);
+    tun.ggml_gemv_rpt = 1, tun.ggml_gemv_rpt_by_type = false, tun.ggml_gemv_wide_rpt = 0;
+    tun.ggml_gemv_norm_rpt = 4, tun.ggml_gemv_norm_n = 64;
+    ASSERT_EQ(tun.ggml_gemv_rpt_for(14, 74, true), 4u);
+    ASSERT_EQ(tun.ggml_gemv_rpt_for(14, 37, true), 1u);
+    for (GgmlType t : {GgmlType::Q6_K, GgmlType::Q5_0}) {
+      const int64_t be = ops::ggml_gpu_block(int64_t(t))->elems;
+      for (const Case& c : {Case{3 * be, 74, true, false, false, 1}, Case{5 * be, 70, true, true, false, 0},
+                            Case{3 * be, 37, true, false, true, 0}}) {
+        Fused f;
+        {
+          webgpu::ScopedTuning scoped(gpu(), tun);
+          f = make_fused(t, c, seed);
+        }
+        for (int64_t M : {1, 2, 1})
+          run_and_check(f, c, M, seed++, fmt::format("norm rule mode {} {} M {}", mode, name(t, c), M), mode != 0);
+      }
+    }
+  }
+}
+
 // The block GEMM route (gemm_big.wgsl B_MODE 2, the Tiled GEMM kind; forced here on any adapter) for M >
 // gemv_max_rows: the norm and the GLU as their own dispatches, the residual as the GEMM's bias term.
 TEST(LinearGgmlFused, GemmRouteSideDispatches) {

@@ -303,7 +303,9 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
   // gemv_kq rows of W per invocation per route: the policy's for this type (the fewer of the two types' in a stack),
   // capped so that MB * RPT <= 16.
   uint32_t rule_rpt = 16;
-  for (const GgmlStackPart& pt : stack.parts) rule_rpt = std::min(rule_rpt, b.device().tuning().ggml_gemv_rpt_for(pt.wtype, N));
+  const bool norm_in_gemv = fuse_gemv && fu.norm >= 0;
+  for (const GgmlStackPart& pt : stack.parts)
+    rule_rpt = std::min(rule_rpt, b.device().tuning().ggml_gemv_rpt_for(pt.wtype, N, norm_in_gemv));
   uint32_t rpt[4] = {1, 1, 1, 1};
   // RoPE in the GEMV's epilogue (gemv_kq_rope.wgsl) needs N a whole number of workgroups (of pairs): rows of W per
   // invocation are lowered until it is; where even 1 does not fit (or the stack needs several GEMV dispatches,
