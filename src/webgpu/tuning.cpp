@@ -32,6 +32,14 @@ uint32_t Tuning::ggml_gemv_rpt_for(int64_t wtype, int64_t n, bool norm) const {
   return ggml_gemv_rpt_by_type && wtype != 14 ? 4u : ggml_gemv_rpt;
 }
 
+void Tuning::force_ggml_gemv_rpt(uint32_t rpt) {
+  ggml_gemv_rpt = rpt;
+  ggml_gemv_rpt_by_type = false;
+  ggml_gemv_wide_rpt = 0;
+  ggml_gemv_norm_rpt = 0;
+  ggml_gemv_narrow_n = 0;
+}
+
 GemvQ4Shape Tuning::gemv_q4_multi_shape(Q4GemvKernel kernel, int64_t N) const {
   if (gemv_q4_multi_forced) return *gemv_q4_multi_forced;
   // More rows per invocation and fewer k lanes: each workgroup's weight loads serve 64 rows of W for the x row
@@ -192,9 +200,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (o.fused_gemv) t.fused_gemv = *o.fused_gemv;
   if (o.fused_qkv) t.fused_qkv = *o.fused_qkv;
   if (o.ggml_gemv_blocks) t.ggml_gemv_blocks = *o.ggml_gemv_blocks;
-  if (o.ggml_gemv_rpt)
-    t.ggml_gemv_rpt = *o.ggml_gemv_rpt, t.ggml_gemv_rpt_by_type = false, t.ggml_gemv_wide_rpt = 0, t.ggml_gemv_norm_rpt = 0,
-    t.ggml_gemv_narrow_n = 0;
+  if (o.ggml_gemv_rpt) t.force_ggml_gemv_rpt(*o.ggml_gemv_rpt);
   if (o.ggml_gemv_norm_rpt) t.ggml_gemv_norm_rpt = *o.ggml_gemv_norm_rpt;
   if (o.ggml_gemv_narrow_n) t.ggml_gemv_narrow_n = *o.ggml_gemv_narrow_n;
   if (o.ggml_gemv_int8) t.ggml_gemv_int8 = f.packed_dot ? *o.ggml_gemv_int8 : 0;

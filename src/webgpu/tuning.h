@@ -308,6 +308,9 @@ struct Tuning {
   // ggml_gemv_narrow_n, else 4 under
   // ggml_gemv_rpt_by_type unless wtype is Q6_K (14), else ggml_gemv_rpt. Pure, any thread.
   uint32_t ggml_gemv_rpt_for(int64_t wtype, int64_t n, bool norm = false) const;
+  // rpt rows of W per invocation for every type and width: ggml_gemv_rpt = rpt with the by-type, wide, norm and
+  // narrow rules off (WGRT_GEMV_GGML=blocks,RPT; tests that pin the kernel's rows). Any thread; not thread-safe.
+  void force_ggml_gemv_rpt(uint32_t rpt);
   std::string describe() const;  // one line per entry, for `wgrt info`
 };
 

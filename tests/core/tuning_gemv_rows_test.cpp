@@ -85,8 +85,8 @@ TEST(Tuning, GemvGgmlOverride) {
 
 // The GPUs' rules for a GEMV with the RMSNorm folded in (ggml_gemv_norm_rpt 4 from ggml_gemv_norm_n 8192 rows of W:
 // the gate/up GEMVs) and for narrow ones (1 row of W per invocation below ggml_gemv_narrow_n 4096 rows),
-// WGRT_GEMV_KQ_NORM_RPT (0 turns it off), WGRT_GEMV_KQ_NARROW_N (0 turns it off) and WGRT_GEMV_GGML=blocks,R (a set
-// RPT wins over both).
+// WGRT_GEMV_KQ_NORM_RPT (0 turns it off), WGRT_GEMV_KQ_NARROW_N (0 turns it off) and WGRT_GEMV_GGML=blocks,R (turns
+// both off unless their own variables are set too); the wide rule before the norm rule before the narrow one.
 TEST(Tuning, GemvGgmlNormAndNarrowRules) {
   webgpu::DeviceFacts gpu;
   const webgpu::Tuning on_gpu = webgpu::Tuning::for_device(gpu);
@@ -94,7 +94,7 @@ TEST(Tuning, GemvGgmlNormAndNarrowRules) {
     EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 8192, true), 4u) << wtype;
     EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 9728, true), 4u) << wtype;
     EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 8191, true), 2u) << wtype;   // too few workgroups
-    EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 9728, false), 2u) << wtype;  // no norm: the narrow rows
+    EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 9728, false), 2u) << wtype;  // no norm: the default 2
     EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 1152, true), 1u) << wtype;   // a q/k/v stack: narrow
     EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 4095, false), 1u) << wtype;
     EXPECT_EQ(on_gpu.ggml_gemv_rpt_for(wtype, 4096, false), 2u) << wtype;
@@ -119,6 +119,15 @@ TEST(Tuning, GemvGgmlNormAndNarrowRules) {
   EXPECT_EQ(with("WGRT_GEMV_KQ_NARROW_N", "0").ggml_gemv_rpt_for(12, 896, false), 2u);
   EXPECT_EQ(with("WGRT_GEMV_KQ_NARROW_N", "1024").ggml_gemv_rpt_for(12, 1152, false), 2u);
   EXPECT_EQ(with("WGRT_GEMV_KQ_NARROW_N", "1024").ggml_gemv_rpt_for(12, 896, false), 1u);
+  // Order: wide (4 from 32768 rows) before norm before narrow.
+  EXPECT_EQ(with("WGRT_GEMV_KQ_NORM_RPT", "1").ggml_gemv_rpt_for(12, 32768, true), 4u);
+  EXPECT_EQ(with("WGRT_GEMV_KQ_NARROW_N", "20000").ggml_gemv_rpt_for(12, 16384, true), 4u);
+  EXPECT_EQ(with("WGRT_GEMV_KQ_NARROW_N", "20000").ggml_gemv_rpt_for(12, 16384, false), 1u);
+  webgpu::Tuning forced = on_gpu;
+  forced.force_ggml_gemv_rpt(2);
+  EXPECT_EQ(forced.ggml_gemv_rpt_for(12, 896, false), 2u);
+  EXPECT_EQ(forced.ggml_gemv_rpt_for(12, 16384, true), 2u);
+  EXPECT_EQ(forced.ggml_gemv_rpt_for(12, 128256, false), 2u);
   // Malformed values name the variable (an empty value is unset).
   const std::vector<std::pair<const char*, const char*>> malformed = {
       {"WGRT_GEMV_KQ_NORM_RPT", "3"},  {"WGRT_GEMV_KQ_NORM_RPT", "8"},    {"WGRT_GEMV_KQ_NORM_RPT", "-1"},

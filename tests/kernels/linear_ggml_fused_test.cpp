@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 
 #include "ggml_test_blocks.h"
@@ -159,6 +160,16 @@ std::vector<Case> cases(int64_t be) {
   };
 }
 
+// Workgroups along x of the first route-0 (decode) dispatch, from the executable's dump ("... grid XxYxZ route 0").
+int64_t route0_workgroups(const ExecutableGraph& exe) {
+  std::istringstream in(exe.dump());
+  for (std::string line; std::getline(in, line);) {
+    const size_t g = line.find(" grid ");
+    if (g != std::string::npos && line.find(" route 0") != std::string::npos) return std::stoll(line.substr(g + 6));
+  }
+  return -1;
+}
+
 webgpu::Tuning tuned(bool fused_gemv, uint32_t int8_gemv = 0) {
   webgpu::Tuning t = gpu().tuning();
   t.fused_gemv = fused_gemv;
@@ -209,13 +220,13 @@ TEST(LinearGgmlFused, DecodeIsOneDispatchWhenFused) {
 // The GPUs' rows rule for a GEMV with the norm folded in (ggml_gemv_norm_rpt: 4 rows of W per invocation from
 // ggml_gemv_norm_n rows; lowered here to 64 so small weights take it) on the types whose chunks hold the most
 // values (Q6_K, and Q5_0 with its funnelled block loads), norm + SwiGLU and norm + residual, f32 x and int8 x
-// staged, against the composition; a weight below the threshold keeps the narrow rows on the same graph build.
+// staged, against the composition; a weight below the threshold (N 37, its own build) keeps the forced 1 row.
 TEST(LinearGgmlFused, NormRuleFourRowsOfW) {
   uint32_t seed = 900;
   for (uint32_t mode : {0u, 2u}) {
     if (mode == 2 && !gpu().has_packed_dot()) continue;
     webgpu::Tuning tun = tuned(true, mode);
-    tun.ggml_gemv_rpt = 1, tun.ggml_gemv_rpt_by_type = false, tun.ggml_gemv_wide_rpt = 0;
+    tun.force_ggml_gemv_rpt(1);
     tun.ggml_gemv_norm_rpt = 4, tun.ggml_gemv_norm_n = 64;
     ASSERT_EQ(tun.ggml_gemv_rpt_for(14, 74, true), 4u);
     ASSERT_EQ(tun.ggml_gemv_rpt_for(14, 37, true), 1u);
@@ -230,6 +241,9 @@ TEST(LinearGgmlFused, NormRuleFourRowsOfW) {
         }
         for (int64_t M : {1, 2, 1})
           run_and_check(f, c, M, seed++, fmt::format("norm rule mode {} {} M {}", mode, name(t, c), M), mode != 0);
+        // The rows the rule chose, from the decode route's workgroups: 8 * RPT rows each (a GLU: 4 * RPT pairs).
+        const int64_t rpt = c.N >= 64 ? 4 : 1, per_wg = c.act ? 4 * rpt : 8 * rpt, n = c.act ? c.N / 2 : c.N;
+        EXPECT_EQ(route0_workgroups(*f.exe), (n + per_wg - 1) / per_wg) << name(t, c) << " mode " << mode;
       }
     }
   }

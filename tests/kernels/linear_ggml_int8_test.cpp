@@ -86,8 +86,7 @@ TEST(LinearGgmlInt8, WideWeightsAtFourRowsPerInvocation) {
   uint32_t seed = 7400;
   for (const TypeInfo& t : i8_types()) {
     webgpu::Tuning tun = int8_tuning(2);
-    tun.ggml_gemv_rpt = 1;
-    tun.ggml_gemv_rpt_by_type = false;
+    tun.force_ggml_gemv_rpt(1);
     tun.ggml_gemv_wide_rpt = 4;
     tun.ggml_gemv_wide_n = 300;
     ASSERT_EQ(tun.ggml_gemv_rpt_for(int64_t(t.type), 301), 4u);

@@ -344,18 +344,21 @@ TEST(LinearGgmlRope, Int8StagedX) {
 }
 
 // The GPUs' narrow rule (ggml_gemv_narrow_n: 1 row of W per invocation below that many rows; on here for every
-// width, with CPU adapters' by-type rows off): the epilogue's workgroups of 8 rows, pairs 32 apart in a two-type
-// stack and runs of pairs that cross heads (N 48), f32 x and int8 x staged; one dispatch per decode step.
+// width, the other rules off): the epilogue's workgroups of 8 rows with rotate-half pairs 32 apart, interleaved
+// pairs in a two-type stack and rotate-half runs of pairs that cross heads (N 48), f32 x and int8 x staged; one
+// dispatch per decode step.
 TEST(LinearGgmlRope, OneRowOfWPerInvocation) {
   const Spec specs[] = {
-      {GgmlType::Q4_K, GgmlType::Q6_K, 512, 6, 2, 32, 40, true, true},
+      {GgmlType::Q4_K, std::nullopt, 768, 4, 2, 64, 40, true, true},
+      {GgmlType::Q4_K, GgmlType::Q6_K, 512, 6, 2, 32, 40, false, true},
       {GgmlType::Q8_0, std::nullopt, 64, 2, 1, 12, 40, true, true},
   };
   uint32_t seed = 600;
   for (uint32_t mode : {0u, 2u}) {
     if (mode == 2 && !gpu().has_packed_dot()) continue;
     webgpu::Tuning t = tuned(mode);
-    t.ggml_gemv_rpt_by_type = false, t.ggml_gemv_rpt = 2, t.ggml_gemv_narrow_n = int64_t(1) << 20;
+    t.force_ggml_gemv_rpt(2);
+    t.ggml_gemv_narrow_n = int64_t(1) << 20;
     ASSERT_EQ(t.ggml_gemv_rpt_for(12, 640), 1u);
     for (const Spec& s : specs) {
       RopeLinear r;

@@ -123,8 +123,7 @@ TEST(LinearGgml, BlockGemvEveryRowCount) {
   for (uint32_t rpt : {0u, 2u, 4u}) {  // 0: the generic kernel
     webgpu::Tuning tun = f32_x_tuning();
     tun.ggml_gemv_blocks = rpt != 0;
-    tun.ggml_gemv_rpt = std::max(rpt, 1u);
-    tun.ggml_gemv_rpt_by_type = false;  // this RPT for every type (the CPU adapters' rule would take 4)
+    tun.force_ggml_gemv_rpt(std::max(rpt, 1u));  // this RPT for every type and width (no policy rule)
     webgpu::ScopedTuning scoped(gpu(), tun);
     for (const TypeInfo& t : kTypes) {
       if (!ops::ggml_gemv_blocks_type(int64_t(t.type))) continue;

@@ -113,7 +113,7 @@ TEST(FusedLlamaGraph, StackedQkvMatchesSeparateLinears) {
         if (mixed == 2 && type != GgmlType::Q8_0) continue;
         webgpu::Tuning t = gpu().tuning();
         t.fused_gemv = true;  // the fused body's norm inside the GEMV: the dispatch count below
-        t.ggml_gemv_rpt = 2, t.ggml_gemv_rpt_by_type = false;  // [Wq; Wk]'s 144 rows: whole workgroups of 16
+        t.force_ggml_gemv_rpt(2);  // [Wq; Wk]'s 144 rows: whole workgroups of 16
         webgpu::ScopedTuning scoped(gpu(), t);
         SynthSpec s = spec(arch, type);
         if (mixed == 1) s.attn_v_type = type == GgmlType::Q4_0 ? GgmlType::Q8_0 : GgmlType::Q4_0;  // [Wq; Wk] + Wv

@@ -300,12 +300,23 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
   const bool gemv_glu = fuse_gemv && fu.act && segs.size() == 1;
   const int n_gemv = blocks ? 4 : 1, gemm_route = n_gemv;  // GEMV routes 0 .. n_gemv - 1, then the GEMM
   const int mmq_route = gemm_route + 1;                     // then the int8 GEMM
-  // gemv_kq rows of W per invocation per route: the policy's for this type (the fewer of the two types' in a stack),
-  // capped so that MB * RPT <= 16.
-  uint32_t rule_rpt = 16;
-  const bool norm_in_gemv = fuse_gemv && fu.norm >= 0;
-  for (const GgmlStackPart& pt : stack.parts)
-    rule_rpt = std::min(rule_rpt, b.device().tuning().ggml_gemv_rpt_for(pt.wtype, N, norm_in_gemv));
+  // gemv_kq's x per GEMV route before the workgroup-memory fit below (the policy's ggml_gemv_int8 where the device
+  // has packed int8 dot products): 0 f32, 1 int8 from the quantize pass (the norm then its own dispatch: the pass
+  // reads the normalized x), 2 int8 staged by each workgroup after the fused norm (routes wider than the policy's
+  // ggml_gemv_int8_staged_rows rows of x take 1).
+  const uint32_t want_xq = blocks && b.device().has_packed_dot() ? b.device().tuning().ggml_gemv_int8 : 0;
+  uint32_t xq[4] = {0, 0, 0, 0};
+  for (int r = 0; r < n_gemv; ++r)
+    xq[r] = want_xq == 2 && kBlockRows[r] > b.device().tuning().ggml_gemv_int8_staged_rows ? 1 : want_xq;
+  // gemv_kq rows of W per invocation per route: the policy's for this type (the fewer of the two types' in a stack)
+  // and for whether the route's GEMV holds the norm (not where its x comes from the quantize pass), capped so that
+  // MB * RPT <= 16.
+  const bool norm_fused = fuse_gemv && fu.norm >= 0;
+  auto rule_rpt = [&](bool norm) {
+    uint32_t r = 16;
+    for (const GgmlStackPart& pt : stack.parts) r = std::min(r, b.device().tuning().ggml_gemv_rpt_for(pt.wtype, N, norm));
+    return r;
+  };
   uint32_t rpt[4] = {1, 1, 1, 1};
   // RoPE in the GEMV's epilogue (gemv_kq_rope.wgsl) needs N a whole number of workgroups (of pairs): rows of W per
   // invocation are lowered until it is; where even 1 does not fit (or the stack needs several GEMV dispatches,
@@ -313,7 +324,7 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
   auto rope_fits = [&](uint32_t r) { return N % (8 * r) == 0; };
   bool rope_epi = rope && b.device().limits().maxStorageBuffersPerShaderStage >= 10;  // gemv_kq_rope.wgsl binds 10
   for (int i = 0; i < 4; ++i) {
-    rpt[i] = blocks ? std::min(rule_rpt, 16 / kBlockRows[i]) : 1;
+    rpt[i] = blocks ? std::min(rule_rpt(norm_fused && xq[i] != 1), 16 / kBlockRows[i]) : 1;
     while (rope_epi && rpt[i] > 1 && !rope_fits(rpt[i])) rpt[i] /= 2;
     if (rope_epi && !rope_fits(rpt[i])) rope_epi = false;
   }
@@ -331,18 +342,12 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
     }
     return k;
   };
-  // gemv_kq's x per GEMV route (the policy's ggml_gemv_int8 where the device has packed int8 dot products): 0 f32,
-  // 1 int8 from the quantize pass (the norm then its own dispatch: the pass reads the normalized x), 2 int8 staged
-  // by each workgroup after the fused norm (routes wider than the policy's ggml_gemv_int8_staged_rows rows of x take
-  // 1; where the staging does not fit the workgroup memory: with 1 row of W per invocation, which halves the
-  // reduction buffer, else 1).
-  const uint32_t want_xq = blocks && b.device().has_packed_dot() ? b.device().tuning().ggml_gemv_int8 : 0;
+  // Where mode 2's staging does not fit the workgroup memory: 1 row of W per invocation, which shrinks the reduction
+  // buffer, else mode 1.
   const uint64_t smem = b.device().limits().maxComputeWorkgroupStorageSize;
-  uint32_t xq[4] = {0, 0, 0, 0};
   bool gemv_norm[4] = {false, false, false, false}, glu_in[4] = {gemv_glu, gemv_glu, gemv_glu, gemv_glu};
   for (int r = 0; r < n_gemv; ++r) {
-    const bool norm = fuse_gemv && fu.norm >= 0;
-    xq[r] = want_xq == 2 && kBlockRows[r] > b.device().tuning().ggml_gemv_int8_staged_rows ? 1 : want_xq;
+    const bool norm = norm_fused;
     auto fits = [&] { return webgpu::PipelineCache::reflect(kq_spec(r, 2, norm, wtype, wtype)).workgroup_bytes <= smem; };
     if (xq[r] == 2 && !fits() && rpt[r] > 1) {
       const uint32_t policy_rpt = rpt[r];
