@@ -94,6 +94,31 @@ fn q5_0_block(o : u32) -> Q5_0Words {
 fn f16_at(o : u32) -> f32 {
   return unpack2x16float((w[o >> 2u] >> ((o & 2u) * 8u)) & 0xffffu).x;
 }
+// The 4-bit-code 32-element blocks (Q5_0 where q5, else Q4_1: f16 d, f16 m, u8 qs[16]; 20 bytes, one alignment per
+// row) at byte offset o, for chunk_b32 and chunk_b32_i8: weight = d * code + mn (Q5_0: code 0..31 with its 5th bit
+// from qh, mn = -16 d; Q4_1: code 0..15, qh 0, mn = m) and the 16 code bytes as 4 u32 words.
+struct Nib32Words {
+  d : f32,
+  mn : f32,
+  qh : u32,
+  q : vec4<u32>,
+}
+fn nib32_block(q5 : bool, o : u32) -> Nib32Words {
+  var r : Nib32Words;
+  if (q5) {
+    let b = q5_0_block(o);
+    r.d = b.d;
+    r.mn = -16.0 * b.d;
+    r.qh = b.qh;
+    r.q = b.q;
+  } else {
+    r.d = f16_at(o);
+    r.mn = f16_at(o + 2u);
+    r.qh = 0u;
+    r.q = vec4<u32>(word_at(o + 4u), word_at(o + 8u), word_at(o + 12u), word_at(o + 16u));
+  }
+  return r;
+}
 // The 4 bytes of u as vec4 (byte 0 first), and as sign-extended i8.
 fn bytes4(u : u32) -> vec4<u32> {
   return (vec4<u32>(u) >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(0xffu);
@@ -250,31 +275,19 @@ fn chunk_b32(wt : u32, boff : u32, x4 : u32) {
     }
     return;
   }
-  var q5w : array<vec4<u32>, 4>;  // Q5_0: the code words (q5_0_block)
+  var qw : array<vec4<u32>, 4>;  // the code words (nib32_block)
   for (var i = 0u; i < RPT; i++) {
-    let base = rbase[i] + boff;
-    if (q5) {
-      let blk = q5_0_block(base);
-      d[i] = blk.d;
-      qh[i] = blk.qh;
-      q5w[i] = blk.q;
-      mn[i] = -16.0 * d[i];
-    } else {
-      d[i] = f16_at(base);
-      mn[i] = f16_at(base + 2u);
-      qh[i] = 0u;
-    }
+    let blk = nib32_block(q5, rbase[i] + boff);
+    d[i] = blk.d;
+    mn[i] = blk.mn;
+    qh[i] = blk.qh;
+    qw[i] = blk.q;
   }
   for (var k = 0u; k < 4u; k++) {
     var wl : array<vec4<f32>, 4>;
     var wh : array<vec4<f32>, 4>;
     for (var i = 0u; i < RPT; i++) {
-      var q : u32;
-      if (q5) {
-        q = q5w[i][k];
-      } else {
-        q = word_at(rbase[i] + boff + 4u + 4u * k);  // Q4_1 (its 20-byte blocks keep one alignment per row)
-      }
+      let q = qw[i][k];
       let hl = ((vec4<u32>(qh[i]) >> (vec4<u32>(0u, 1u, 2u, 3u) + 4u * k)) & vec4<u32>(1u)) << vec4<u32>(4u);
       let hh = ((vec4<u32>(qh[i]) >> (vec4<u32>(16u, 17u, 18u, 19u) + 4u * k)) & vec4<u32>(1u)) << vec4<u32>(4u);
       wl[i] = vec4<f32>(bytes4(q & 0x0F0F0F0Fu) | hl) * d[i] + mn[i];

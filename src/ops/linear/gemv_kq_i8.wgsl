@@ -172,23 +172,13 @@ fn chunk_b32_i8(wt : u32, boff : u32, kb : u32) {
       d = blk.d;
       q = blk.q;
     } else {
-      var qh = 0u;
-      var qw : vec4<u32>;
-      if (q5) {
-        let blk = q5_0_block(base);
-        d = blk.d;
-        qh = blk.qh;
-        qw = blk.q;
-        mn = -16.0 * d;
-      } else {
-        d = f16_at(base);
-        mn = f16_at(base + 2u);
-        qw = vec4<u32>(word_at(base + 4u), word_at(base + 8u), word_at(base + 12u), word_at(base + 16u));
-      }
+      let blk = nib32_block(q5, base);
+      d = blk.d;
+      mn = blk.mn;
       for (var k = 0u; k < 4u; k++) {
-        let v = qw[k];
-        q[k] = (v & 0x0F0F0F0Fu) | (i8_spread4((qh >> (4u * k)) & 15u) << 4u);
-        q[k + 4u] = ((v >> 4u) & 0x0F0F0F0Fu) | (i8_spread4((qh >> (16u + 4u * k)) & 15u) << 4u);
+        let v = blk.q[k];
+        q[k] = (v & 0x0F0F0F0Fu) | (i8_spread4((blk.qh >> (4u * k)) & 15u) << 4u);
+        q[k + 4u] = ((v >> 4u) & 0x0F0F0F0Fu) | (i8_spread4((blk.qh >> (16u + 4u * k)) & 15u) << 4u);
       }
     }
     for (var m = 0u; m < MB; m++) {

@@ -347,15 +347,14 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
   const uint64_t smem = b.device().limits().maxComputeWorkgroupStorageSize;
   bool gemv_norm[4] = {false, false, false, false}, glu_in[4] = {gemv_glu, gemv_glu, gemv_glu, gemv_glu};
   for (int r = 0; r < n_gemv; ++r) {
-    const bool norm = norm_fused;
-    auto fits = [&] { return webgpu::PipelineCache::reflect(kq_spec(r, 2, norm, wtype, wtype)).workgroup_bytes <= smem; };
+    auto fits = [&] { return webgpu::PipelineCache::reflect(kq_spec(r, 2, norm_fused, wtype, wtype)).workgroup_bytes <= smem; };
     if (xq[r] == 2 && !fits() && rpt[r] > 1) {
       const uint32_t policy_rpt = rpt[r];
       rpt[r] = 1;
       if (!fits()) rpt[r] = policy_rpt;
     }
     if (xq[r] == 2 && !fits()) xq[r] = 1;
-    gemv_norm[r] = norm && xq[r] != 1;
+    gemv_norm[r] = norm_fused && xq[r] != 1;
   }
   // A two-type stack runs as one GEMV dispatch (WTYPE2) where both parts fit one binding and the first part's rows
   // are whole workgroups on every route; else one dispatch per segment.
