@@ -75,10 +75,13 @@ GemvQ4S8Shape Tuning::gemv_q4_s8_shape(int64_t N, int64_t K) const {
 MmqTile Tuning::gemm_mmq_tile(int64_t M, int64_t N) const {
   // The last of the rule's order, where no tile reaches the target: on GPUs with 128 invocations (8x4 outputs each;
   // H200 run 23, 1B Q4_0 pp512 / pp2048 19,433 / 17,355 against 17,820 / 16,040 with 256, both pipelined).
-  MmqTile t = cpu_adapter ? MmqTile{64, 64, 2, 1} : MmqTile{64, 64, 2, 1, 0, 128};
+  // CPU adapters: 64x128 with 128 invocations at every shape (lavapipe, SmolLM2-135M Q4_K_M pp64 / pp128: 90-100 /
+  // 105 tok/s, against 54-60 / 87 for 64x64 with 256 and 68-78 / 80-87 for 64x64 with 128; 32-row tiles win only
+  // below 33 rows of x, and the tile is chosen from the op's largest M).
+  MmqTile t = cpu_adapter ? MmqTile{64, 128, 2, 1, 0, 128} : MmqTile{64, 64, 2, 1, 0, 128};
   if (gemm_mmq_forced) {
     t = *gemm_mmq_forced;
-  } else {
+  } else if (!cpu_adapter) {
     for (const MmqTile& o : {MmqTile{128, 128, 2, 1}, MmqTile{64, 128, 2, 1}}) {
       const uint64_t wg = uint64_t((std::max<int64_t>(M, 1) + o.tm - 1) / o.tm) * uint64_t((std::max<int64_t>(N, 1) + o.tn - 1) / o.tn);
       if (wg >= gemm_mmq_target_workgroups) {
@@ -102,8 +105,11 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // 512, 5.4 with 256; the 197-row linear shapes 78-92 us vs 149-553 unsplit); CPU adapters keep gemm_cpu.wgsl.
   t.gemm.split_target_workgroups = f.cpu_adapter ? 0 : 512;
   t.gemm.mmq_min_tiles = !f.cpu_adapter && f.packed_dot ? 1 : 0;
-  // Block formats: the same rule (on CPU adapters their prefill stays on the GEMV layers, unchanged).
-  t.gemm.mmq_ggml_min_tiles = t.gemm.mmq_min_tiles;
+  // Block formats: every GEMM-route linear on devices with packed int8 dot products, CPU adapters included
+  // (lavapipe, SmolLM2-135M Q4_K_M pp64: 23 tok/s on the GEMV layers, 90-100 through the int8 GEMM with the CPU
+  // tile below; Llama-3.2-1B Q4_K_M pp16 3.21 -> 3.56, pp64 3.29 -> 10.8). q4gsw keeps gemm_cpu.wgsl there (107
+  // tok/s pp64 on the Q4_0 file against 104 through its int8 GEMM).
+  t.gemm.mmq_ggml_min_tiles = f.packed_dot ? 1 : 0;
   // The int8 kernel measured 1.2-1.35x slower than the f32 one on lavapipe; on GPUs it is the fastest.
   t.q4_gemv = !f.cpu_adapter && f.packed_dot ? Q4GemvKernel::Int8 : Q4GemvKernel::Workgroup;
   t.max_binding_bytes = f.max_storage_binding;

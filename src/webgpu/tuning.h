@@ -33,12 +33,13 @@
 //     always (big_min_tiles > 0); Tiled mm / addmm (batch 1) below 512 workgroups split K (gemm_splits).
 //   Int8 GEMM (q4gsw linear prefill): on GPUs with packed_4x8_integer_dot_product from 1 output tile (every
 //     GEMM-route q4 linear); off on CPU adapters (lavapipe keeps gemm_cpu.wgsl; WGRT_GEMM_MMQ forces it).
-//   Int8 GEMM for block formats (linear_ggml prefill, gemm_mmq_ggml.wgsl): the same rule (WGRT_GEMM_MMQ_GGML;
-//     CPU adapters keep their GEMV layers).
-//   Int8 GEMM tile (both kernels): 128x128 where the op's largest M gives >= 128 workgroups (about one per SM of
-//     an H200's 132: at M 512 a 128x128 grid has only 64 for N 2048 and 16 for N 512), else 64x128, else 64x64;
-//     2 blocks (64 k) per staged slice, block sums to f32 through the exponent bits (CVT 1). WGRT_GEMM_MMQ_TILE
-//     forces one, WGRT_GEMM_MMQ_TARGET moves the target.
+//   Int8 GEMM for block formats (linear_ggml prefill, gemm_mmq_ggml.wgsl): from 1 output tile on every device
+//     with packed int8 dot products, CPU adapters included (WGRT_GEMM_MMQ_GGML).
+//   Int8 GEMM tile (both kernels): on GPUs 128x128 where the op's largest M gives >= 128 workgroups (about one per
+//     SM of an H200's 132: at M 512 a 128x128 grid has only 64 for N 2048 and 16 for N 512), else 64x128, else
+//     64x64 with 128 invocations; on CPU adapters 64x128 with 128 invocations; 2 blocks (64 k) per staged slice,
+//     block sums to f32 through the exponent bits (CVT 1). WGRT_GEMM_MMQ_TILE forces one, WGRT_GEMM_MMQ_TARGET
+//     moves the GPUs' target.
 //   Decode/prefill attention: flash attention (no score buffer); decode splits the keys from 128 keys of
 //     context into chunks of multiples of 64 keys for at most ~512 workgroups on GPUs (from 256 keys, 128-key
 //     chunks on CPU adapters): see for_device.
@@ -105,7 +106,8 @@ struct GemmTuning {
   uint32_t mmq_min_tiles = 0;
   // Block-format linear layers (wgrt.linear_ggml, the types ops::ggml_mmq_type lists) on the GEMM route take the
   // int8 kernel (gemm_mmq_ggml.wgsl) from this many 128x128 output tiles (0: never; needs packed int8 dot
-  // products); otherwise GPUs take gemm_big.wgsl's block-format loader in f32 and CPU adapters the GEMV layers.
+  // products); otherwise GPUs take gemm_big.wgsl's block-format loader in f32 and CPU adapters the GEMV layers
+  // (their batched rows of x).
   uint32_t mmq_ggml_min_tiles = 0;
   // Tiled: aten.mm / addmm (batch 1) whose output has fewer workgroups than this split K into up to 16 slices
   // run as a batch, then sum the partials (ops/linear/gemm.h gemm_splits; 0: never). WebGPU does not report
@@ -221,8 +223,9 @@ struct Tuning {
   // 2.88 / 3.56): from 3 rows.
   int64_t gemv_q4_multi_min_rows = 0;
   std::optional<GemvQ4Shape> gemv_q4_multi_forced;  // its shape override (every N)
-  // Int8 GEMM tile (both int8 kernels, gemm_mmq_tile): the forced one, else the largest of 128x128, 64x128,
-  // 64x64 (KB 2) whose grid at the op's largest M has >= this many workgroups (the last where none has).
+  // Int8 GEMM tile (both int8 kernels, gemm_mmq_tile): the forced one, else on CPU adapters 64x128 with 128
+  // invocations, else the largest of 128x128, 64x128, 64x64 (KB 2) whose grid at the op's largest M has >= this
+  // many workgroups (the last where none has; the target is the GPUs' rule, set to 2048 by for_device).
   std::optional<MmqTile> gemm_mmq_forced;
   uint32_t gemm_mmq_target_workgroups = 128;
   uint32_t gemm_mmq_pipeline = 0;  // the tile's PF (both int8 kernels): 1 loads the next slice during this one's products

@@ -175,6 +175,7 @@ webgpu::Tuning tuned(bool fused_gemv, uint32_t int8_gemv = 0) {
   t.fused_gemv = fused_gemv;
   t.ggml_gemv_int8 = int8_gemv;  // f32 x unless asked (Int8GemvRoute)
   t.ggml_gemv_int8_staged_rows = 8;  // the asked mode on every route
+  t.gemm.mmq_ggml_min_tiles = 0;     // M > 8 on the f32 routes (the int8 GEMM: GemmRoute* variants, linear_mmq_ggml_test.cpp)
   return t;
 }
 

@@ -38,6 +38,7 @@ namespace {
 webgpu::Tuning f32_x_tuning() {
   webgpu::Tuning t = gpu().tuning();
   t.ggml_gemv_int8 = 0;
+  t.gemm.mmq_ggml_min_tiles = 0;  // and on the f32 routes for M > 8 (the int8 GEMM: linear_mmq_ggml_test.cpp)
   return t;
 }
 

@@ -1,5 +1,5 @@
 // The int8 prefill GEMM for block formats (wgrt.linear_ggml.default's int8 route: quantize_q8.wgsl with ORDER 1 +
-// gemm_mmq_ggml.wgsl), forced on through the tuning policy (lavapipe's rule keeps its GEMV layers), for every
+// gemm_mmq_ggml.wgsl), forced on through the tuning policy (the default on every device with packed int8 dot products), for every
 // type it has (ops::ggml_mmq_type), against the plain C++ reference: the src/formats decoders (bit-exact with
 // llama.cpp) times x quantized per 32-k block as quantize_q8.wgsl does (q = round_half_even(x * 127 / amax),
 // d = amax / 127), accumulated in double.
@@ -144,13 +144,18 @@ TEST(LinearMmqGgml, MinimumDroppedBreaksTheBound) {
   EXPECT_GT(check_mmq(r, M, N, K, 56, "Q4_K without minimum", false), M * N / 2);
 }
 
-// The policy: on for GPUs with packed int8 dot products, off on CPU adapters; WGRT_GEMM_MMQ_GGML overrides it.
+// The policy: on for every device with packed int8 dot products, CPU adapters with their own tile (64x128, 128
+// invocations, at every shape); WGRT_GEMM_MMQ_GGML overrides it.
 TEST(LinearMmqGgml, PolicyRule) {
   webgpu::DeviceFacts f;
   f.packed_dot = true;
   EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.mmq_ggml_min_tiles, 1u);
   f.cpu_adapter = true;
-  EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.mmq_ggml_min_tiles, 0u) << "CPU adapters keep their GEMV layers";
+  EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.mmq_ggml_min_tiles, 1u) << "CPU adapters take the int8 GEMM too";
+  for (int64_t m : {9, 64, 512})
+    for (int64_t n : {64, 576, 8192})
+      EXPECT_EQ(webgpu::Tuning::for_device(f).gemm_mmq_tile(m, n), (webgpu::MmqTile{64, 128, 2, 1, 0, 128}))
+          << "CPU tile at M " << m << " N " << n;
   f.cpu_adapter = false;
   f.packed_dot = false;
   EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.mmq_ggml_min_tiles, 0u);

@@ -294,13 +294,12 @@ TEST(LinearMmq, TileRule) {
   f.packed_dot = true;
   webgpu::DeviceFacts cpu = f;
   cpu.cpu_adapter = true;
-  const webgpu::Tuning c = webgpu::Tuning::for_device(cpu);  // CPU adapters: target 128
-  EXPECT_EQ(c.gemm_mmq_target_workgroups, 128u);
-  EXPECT_EQ(c.gemm_mmq_tile(512, 16384), (webgpu::MmqTile{128, 128, 2}));  // 4 x 128 workgroups
-  EXPECT_EQ(c.gemm_mmq_tile(512, 8192), (webgpu::MmqTile{128, 128, 2}));   // 4 x 64
-  EXPECT_EQ(c.gemm_mmq_tile(512, 2048), (webgpu::MmqTile{64, 128, 2}));    // 4 x 16 -> 8 x 16
-  EXPECT_EQ(c.gemm_mmq_tile(512, 512), (webgpu::MmqTile{64, 64, 2}));      // 8 x 4 -> 8 x 8 (the last)
-  EXPECT_EQ(c.gemm_mmq_tile(2048, 2048), (webgpu::MmqTile{128, 128, 2}));
+  const webgpu::Tuning c = webgpu::Tuning::for_device(cpu);  // CPU adapters: one tile, 64x128 with 128 invocations
+  for (int64_t m : {9, 512, 2048})
+    for (int64_t n : {512, 2048, 16384}) EXPECT_EQ(c.gemm_mmq_tile(m, n), (webgpu::MmqTile{64, 128, 2, 1, 0, 128}));
+  webgpu::TuningOverrides co;
+  co.gemm_mmq_target_workgroups = 0;  // the target is the GPUs' rule
+  EXPECT_EQ(webgpu::Tuning::for_device(cpu, co).gemm_mmq_tile(512, 512), (webgpu::MmqTile{64, 128, 2, 1, 0, 128}));
   const webgpu::Tuning t = webgpu::Tuning::for_device(f);  // GPUs: target 2048
   EXPECT_EQ(t.gemm_mmq_target_workgroups, 2048u);
   // GPUs: pipelined, and the last tile with 128 invocations.
@@ -326,8 +325,8 @@ TEST(LinearMmq, TileRule) {
   // The pipeline (PF) is the policy's, on the rule's tiles and on a forced one alike.
   o = {};
   o.gemm_mmq_pipeline = 1;
-  EXPECT_EQ(webgpu::Tuning::for_device(cpu, o).gemm_mmq_tile(512, 512), (webgpu::MmqTile{64, 64, 2, 1, 1}));
-  EXPECT_EQ(webgpu::Tuning::for_device(cpu, o).gemm_mmq_tile(2048, 16384), (webgpu::MmqTile{128, 128, 2, 1, 1}));
+  EXPECT_EQ(webgpu::Tuning::for_device(cpu, o).gemm_mmq_tile(512, 512), (webgpu::MmqTile{64, 128, 2, 1, 1, 128}));
+  EXPECT_EQ(webgpu::Tuning::for_device(cpu, o).gemm_mmq_tile(2048, 16384), (webgpu::MmqTile{64, 128, 2, 1, 1, 128}));
   o.gemm_mmq_pipeline = 0;
   o.gemm_mmq_tile = webgpu::MmqTile{64, 128, 4};
   EXPECT_EQ(webgpu::Tuning::for_device(f, o).gemm_mmq_tile(512, 512), (webgpu::MmqTile{64, 128, 4}));
