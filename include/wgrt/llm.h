@@ -39,8 +39,10 @@ struct LlmOptions {
   std::string tokenizer;        // llama2.c tokenizer file (required for .bin; GGUF embeds its vocabulary)
   std::string adapter;          // adapter spec (see `wgrt info --help`); empty: WGRT_ADAPTER or the best
   int context = 0;              // KV-cache length in tokens (0: the model's context length, capped at 4096)
-  int max_prefill = 0;          // tokens per prefill execute (0: the device's tuning policy, 512, capped by the
-                                // context; more is capped too); longer prompts are chunked
+  int max_prefill = 0;          // tokens per prefill execute (0: the device's tuning policy, 2048 on GPUs and 512
+                                // on CPU adapters, capped by the context and halved, not below 512, until the
+                                // prefill activations fit one binding; more is capped by the context too); longer
+                                // prompts are chunked
   bool force_f32 = false;       // dequantize 4-bit weights to f32
   bool profile = false;         // GPU timestamp profiling (needs timestamp-query)
   bool check_weights = false;   // scan every weight for NaN/Inf before building (FormatError naming the tensor)

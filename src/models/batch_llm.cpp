@@ -46,7 +46,9 @@ class BatchLlmImpl final : public BatchLlm {
     if (o.context <= 0 && model_ctx <= 0) throw InvalidArgument("the model declares no context length: pass a context size");
     LlamaGraphOptions go;
     go.context = o.context > 0 ? o.context : std::min(model_ctx, 4096);
-    go.max_prefill = std::min(o.max_prefill > 0 ? o.max_prefill : dev_->tuning().prefill_chunk, go.context);
+    go.max_prefill = o.max_prefill > 0 ? std::min(o.max_prefill, go.context)
+                                       : default_prefill_chunk(weights_, go, dev_->tuning().prefill_chunk,
+                                                               dev_->limits().maxStorageBufferBindingSize);
     go.weights = o.force_f32 ? WeightPolicy::F32 : WeightPolicy::Auto;
     go.slots = slots;
     go.fuse = dev_->tuning().fused_gemv;  // the fused layer body at M = rows per step, as Llm (WGRT_FUSED_GEMV)

@@ -90,6 +90,17 @@ LlamaFootprint llama_footprint(const WeightSource& w, const LlamaGraphOptions& o
   return f;
 }
 
+int default_prefill_chunk(const WeightSource& w, const LlamaGraphOptions& opts, int policy, uint64_t max_binding) {
+  const LlamaConfig& c = w.config();
+  const uint64_t C = uint64_t(std::max(opts.context, 1));
+  // Per row of the chunk, as llama_footprint counts them bound whole.
+  uint64_t row = 2 * uint64_t(std::max(c.hidden_dim, c.dim)) * 4;
+  if (c.attn_softcap != 0.0f || !c.swa_layers.empty()) row = std::max(row, uint64_t(c.n_heads) * C * 4);
+  int s = int(std::min<uint64_t>(uint64_t(std::max(policy, 1)), C));
+  while (s > 512 && uint64_t(s) * row > max_binding) s /= 2;
+  return s;
+}
+
 void check_llama_fits(const LlamaFootprint& f, uint64_t max_buffer, uint64_t max_binding, uint64_t host_available,
                       uint64_t device_memory, const std::string& adapter) {
   auto fix = [](const std::string& name) {

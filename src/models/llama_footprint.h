@@ -47,6 +47,11 @@ LlamaFootprint llama_footprint(const WeightSource& w, const LlamaGraphOptions& o
 void check_llama_fits(const LlamaFootprint& f, uint64_t max_buffer_bytes, uint64_t max_binding_bytes,
                       uint64_t host_available_bytes, uint64_t device_memory_bytes = 0, const std::string& adapter = "");
 
+// The prefill chunk when the caller gives none: `policy` (webgpu::Tuning::prefill_chunk) capped by opts.context
+// (> 0), then halved while it is above 512 and the largest per-row prefill buffer bound whole (the activation,
+// and Gemma's attention scores) would exceed max_binding_bytes at that many rows. Shapes only; throws nothing.
+int default_prefill_chunk(const WeightSource& w, const LlamaGraphOptions& opts, int policy, uint64_t max_binding_bytes);
+
 // MemAvailable from /proc/meminfo in bytes, or 0 when it cannot be read.
 uint64_t host_available_bytes();
 

@@ -58,7 +58,9 @@ class LlmImpl final : public Llm {
     const int model_ctx = weights_.config().context_length;
     if (o.context <= 0 && model_ctx <= 0) throw InvalidArgument("the model declares no context length: pass a context size");
     go.context = o.context > 0 ? o.context : std::min(model_ctx, 4096);
-    go.max_prefill = std::min(o.max_prefill > 0 ? o.max_prefill : dev_->tuning().prefill_chunk, go.context);
+    go.max_prefill = o.max_prefill > 0 ? std::min(o.max_prefill, go.context)
+                                       : models::default_prefill_chunk(weights_, go, dev_->tuning().prefill_chunk,
+                                                                       dev_->limits().maxStorageBufferBindingSize);
     go.weights = o.force_f32 ? models::WeightPolicy::F32 : models::WeightPolicy::Auto;
     go.fuse = dev_->tuning().fused_gemv;  // the fused layer body (WGRT_FUSED_GEMV=0: the separate ops, for A/B)
     go.fuse_qkv = dev_->tuning().fused_qkv;  // stacked q/k/v + wgrt.rope_qkv_cache (WGRT_FUSED_QKV=0: off)

@@ -44,7 +44,9 @@
 //     context into chunks of multiples of 64 keys for at most ~512 workgroups on GPUs (from 256 keys, 128-key
 //     chunks on CPU adapters): see for_device.
 //     Encoder attention: 64 MiB of score scratch.
-//   Prefill chunk (tokens per prefill execute, when the caller gives none): 512.
+//   Prefill chunk (tokens per prefill execute, when the caller gives none): 2048 on GPUs, 512 on CPU adapters
+//     (Llm::load caps it by the context and halves it, not below 512, until the prefill activations fit one
+//     binding: models::default_prefill_chunk).
 //   Submit chunk (dispatches per submit within one execute): 0 = one submit per execute, on every adapter.
 //   Decode pipeline (greedy generation keeps the token on the GPU and records step N+1 while step N runs): on
 //     GPUs; off on CPU adapters (the recording competes with the adapter's own threads for the same cores).
@@ -286,7 +288,7 @@ struct Tuning {
   int64_t sdpa_encoder_split_max_rows = 512;   // Auto: split-K serves B*H*Sq <= this many query rows ...
   int64_t sdpa_encoder_split_min_keys = 1024;  // ... over Skv >= this many keys
   // ---- models ----
-  int prefill_chunk = 512;  // default tokens per prefill execute (Llm::load; capped by the context)
+  int prefill_chunk = 512;  // default tokens per prefill execute (Llm::load, BatchLlm; models::default_prefill_chunk)
   // ---- graph runtime ----
   uint32_t submit_chunk = 0;    // ExecutableGraph::execute submits every this many dispatches (0: once)
   bool decode_pipeline = true;  // greedy generation runs the GPU-resident decode loop (generate_loop.cpp)

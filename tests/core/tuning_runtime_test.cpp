@@ -1,6 +1,6 @@
-// The graph-runtime entries of the tuning policy (webgpu/tuning.h): submit_chunk, decode_pipeline and
-// gpu_sampling, their adapter rules and their WGRT_* overrides (malformed values name the variable; empty is
-// unset).
+// The graph-runtime and model-size entries of the tuning policy (webgpu/tuning.h): submit_chunk, decode_pipeline,
+// gpu_sampling and prefill_chunk, their adapter rules and their WGRT_* overrides (malformed values name the
+// variable; empty is unset).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -52,4 +52,11 @@ TEST(TuningRuntime, RulesAndOverrides) {
         EXPECT_NE(std::string(e.what()).find(var + "='" + v + "' is malformed"), std::string::npos) << e.what();
       }
     }
+}
+
+// The prefill chunk (tokens per prefill execute when the caller gives none; Llm::load fits it to the context and
+// the binding limit, models::default_prefill_chunk): 2048 on GPUs, 512 on CPU adapters.
+TEST(TuningRuntime, PrefillChunkByAdapterKind) {
+  EXPECT_EQ(tuned({}, false).prefill_chunk, 2048);
+  EXPECT_EQ(tuned({}, true).prefill_chunk, 512);
 }

@@ -51,6 +51,32 @@ TEST(Footprint, BlockFormatEmbeddingNeedNotFitOneBinding) {
   EXPECT_THROW(models::check_llama_fits(f, big, f.bound.bytes - 1, 0, 0, ""), LimitError);
 }
 
+// The default prefill chunk: the policy's, capped by the context, halved (not below 512) until the per-row buffers
+// bound whole fit one binding: the activation (2 * ffn f32 per row, here 2 KiB) and gemma's scores (heads x context
+// f32 per row).
+TEST(Footprint, DefaultPrefillChunkFitsOneBinding) {
+  const uint64_t big = uint64_t(1) << 40;
+  WeightSource w = load_gguf_llama(GgufFile::from_bytes(models::synth_gguf(small("llama"), GgmlType::F32, 1).to_bytes()));
+  EXPECT_EQ(models::default_prefill_chunk(w, {.context = 4096}, 2048, big), 2048);
+  EXPECT_EQ(models::default_prefill_chunk(w, {.context = 100}, 2048, big), 100) << "capped by the context";
+  EXPECT_EQ(models::default_prefill_chunk(w, {.context = 4096}, 512, big), 512);
+  const uint64_t row = 2 * 256 * 4;
+  EXPECT_EQ(models::default_prefill_chunk(w, {.context = 4096}, 2048, 2048 * row), 2048) << "exactly fits";
+  EXPECT_EQ(models::default_prefill_chunk(w, {.context = 4096}, 2048, 2048 * row - 1), 1024);
+  EXPECT_EQ(models::default_prefill_chunk(w, {.context = 4096}, 2048, 600 * row), 512) << "not below 512";
+  EXPECT_EQ(models::default_prefill_chunk(w, {.context = 4096}, 2048, 1), 512) << "the fit check names the limit";
+  // The chunk it picks passes the load-time fit check where the limit allows.
+  const int s = models::default_prefill_chunk(w, {.context = 4096}, 2048, 1500 * row);
+  EXPECT_EQ(s, 1024);
+  EXPECT_NO_THROW(models::check_llama_fits(models::llama_footprint(w, {.context = 4096, .max_prefill = s}), big,
+                                           1500 * row, 0, 0, ""));
+  // gemma2 (soft caps): its scores, heads x context f32 per row, bound whole.
+  WeightSource g = load_gguf_llama(GgufFile::from_bytes(models::synth_gguf(small("gemma2"), GgmlType::F32, 1).to_bytes()));
+  const uint64_t grow = 4 * 4096 * 4;
+  EXPECT_EQ(models::default_prefill_chunk(g, {.context = 4096}, 2048, 2048 * grow), 2048);
+  EXPECT_EQ(models::default_prefill_chunk(g, {.context = 4096}, 2048, 1024 * grow), 1024);
+}
+
 // The KV caches at the graph's cache type: f16 halves them; a head dim that is not a multiple of 4 keeps f32; the
 // model line's summary (KiB below 1 MiB).
 TEST(Footprint, KvCacheBytesFollowTheCacheType) {

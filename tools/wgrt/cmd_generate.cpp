@@ -69,7 +69,7 @@ void add_model_options(CLI::App* cmd, LlmOptions& o) {
   add_vocab_check(cmd, o);
   cmd->add_option("-c,--ctx", o.context, "KV-cache length in tokens (default: the model's context, at most 4096)")
       ->check(count_check());
-  cmd->add_option("--prefill-chunk", o.max_prefill, "Max tokens per prefill step (default: min(ctx, 512))")
+  cmd->add_option("--prefill-chunk", o.max_prefill, "Max tokens per prefill step (default: 2048 on GPUs, 512 on CPU adapters; at most ctx)")
       ->check(count_check());
   cmd->add_option("--adapter", o.adapter, "Adapter: vulkan | opengl | discrete | integrated | cpu | name substring");
   cmd->add_flag("--f32", o.force_f32, "Dequantize 4-bit weights to f32");
