@@ -111,6 +111,11 @@ class WeightSource {
   std::vector<std::string> names() const;
   const GgufFile* gguf() const { return gguf_.get(); }        // null unless loaded from GGUF
   const Llama2cFile* llama2c() const { return l2c_.get(); }   // null unless loaded from llama2.c
+  // What keeps every WeightTensor::data span alive (the GGUF or llama2.c file's mapping or bytes): a graph
+  // constant that views tensor data holds it, so the view outlives this WeightSource.
+  std::shared_ptr<const void> keepalive() const {
+    return gguf_ ? std::shared_ptr<const void>(gguf_) : std::shared_ptr<const void>(l2c_);
+  }
 
   // GGUF: general.architecture in {llama, qwen2, qwen3, gemma2, gemma3, phi3, smollm3, ernie4_5} (Unsupported otherwise,
   // naming it); family keys as llama.cpp reads them (model_families.cpp); keys

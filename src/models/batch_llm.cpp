@@ -70,6 +70,7 @@ class BatchLlmImpl final : public BatchLlm {
     kv_type_ = lg.kv_type;
     kv_bytes_ = lg.kv_bytes;
     exe_ = ExecutableGraph::build(std::move(lg.graph), *dev_);
+    weights_.check_unchanged();  // block-format constants are uploaded straight from the mapping
     const std::vector<int32_t> empty(size_t(kLlamaSampleWindow), -1);
     exe_->set_input(g_.sample_window, {1, kLlamaSampleWindow}, std::span<const int32_t>(empty));
     slots_ = slots;

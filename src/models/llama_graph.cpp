@@ -113,6 +113,28 @@ class Builder {
     }
   }
 
+  // The raw blocks of `parts` laid out as `st` says. One part of whole words views the file's bytes (no host copy:
+  // the upload reads the mapping); a stack is copied once into an uninitialized array, only its gaps zeroed.
+  ConstantData block_bytes(const std::vector<const WeightTensor*>& parts, const ops::GgmlStack& st) const {
+    const std::span<const uint8_t> d0 = parts[0]->data;
+    if (parts.size() == 1 && d0.size() == st.bytes && reinterpret_cast<uintptr_t>(d0.data()) % 4 == 0)
+      return ConstantData{d0.data(), d0.size(), w_.keepalive()};
+    std::shared_ptr<uint8_t[]> buf(new uint8_t[st.bytes]);
+    size_t part = 0;
+    uint64_t at = 0;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (i > 0 && parts[i]->type != parts[i - 1]->type) {
+        const uint64_t next = st.parts[++part].offset;
+        std::memset(buf.get() + at, 0, next - at);
+        at = next;
+      }
+      std::memcpy(buf.get() + at, parts[i]->data.data(), parts[i]->data.size());
+      at += parts[i]->data.size();
+    }
+    std::memset(buf.get() + at, 0, st.bytes - at);
+    return ConstantData{buf.get(), st.bytes, buf};
+  }
+
   // One weight constant from the rows of `parts` (same column count and storage), as q4gsw or f32.
   // Under WeightPolicy::Auto, Q4_0 becomes q4gsw and the types ops::ggml_gpu_block() lists stay as raw blocks;
   // every other type is dequantized to f32 here (interim, until the block-format kernels decode it too).
@@ -131,21 +153,11 @@ class Builder {
         type_rows.back().second += t->rows();
       }
       const ops::GgmlStack st = ops::ggml_stack_layout(type_rows, m.k);
-      std::vector<uint32_t> words(st.bytes / 4, 0u);
-      uint8_t* base = reinterpret_cast<uint8_t*>(words.data());
-      size_t part = 0;
-      uint64_t at = 0;
-      for (size_t i = 0; i < parts.size(); ++i) {
-        if (i > 0 && parts[i]->type != parts[i - 1]->type) at = st.parts[++part].offset;
-        std::memcpy(base + at, parts[i]->data.data(), parts[i]->data.size());
-        at += parts[i]->data.size();
-      }
       if (st.parts.size() > 1)
         for (const ops::GgmlStackPart& pt : st.parts) m.parts.insert(m.parts.end(), {pt.wtype, pt.rows});
       m.wtype = int64_t(parts[0]->type);
-      out_.weight_bytes += words.size() * 4;
-      const int64_t nw = int64_t(words.size());
-      m.weight = g().constant(name, DType::U32, {nw}, ConstantData::from_vector(std::move(words)));
+      out_.weight_bytes += st.bytes;
+      m.weight = g().constant(name, DType::U32, {int64_t(st.bytes / 4)}, block_bytes(parts, st));
     } else if (keeps_q4(*parts[0])) {
       Q4gsw q = parts[0]->q4gsw();
       for (size_t i = 1; i < parts.size(); ++i) {
