@@ -110,6 +110,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   // tile below; Llama-3.2-1B Q4_K_M pp16 3.21 -> 3.56, pp64 3.29 -> 10.8). q4gsw keeps gemm_cpu.wgsl there (107
   // tok/s pp64 on the Q4_0 file against 104 through its int8 GEMM).
   t.gemm.mmq_ggml_min_tiles = f.packed_dot ? 1 : 0;
+  t.gemm.mmq_ggml_min_rows = f.cpu_adapter ? 17 : 0;  // tuning.h: short prompts stay on the GEMV layers there
   // The int8 kernel measured 1.2-1.35x slower than the f32 one on lavapipe; on GPUs it is the fastest.
   t.q4_gemv = !f.cpu_adapter && f.packed_dot ? Q4GemvKernel::Int8 : Q4GemvKernel::Workgroup;
   t.max_binding_bytes = f.max_storage_binding;
@@ -135,6 +136,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   t.ggml_gemv_wide_rpt = f.cpu_adapter ? 0 : 4;  // tuning.h: the LM heads on GPUs
   t.ggml_gemv_norm_rpt = f.cpu_adapter ? 0 : 4;  // tuning.h: the fused norm's gate/up on GPUs
   t.ggml_gemv_narrow_n = f.cpu_adapter ? 0 : 4096;  // tuning.h: q/k/v, o and down of the small models on GPUs
+  t.ggml_gemv_max_mb = f.cpu_adapter ? 4 : 8;        // tuning.h: the 8-row layers spill on lavapipe
   t.sdpa_prefill_max_d = f.cpu_adapter ? 64 : 128;
   // Prefill chunk: on GPUs a 2048-token prompt in one execute (H100, run 35, 1B pp2048: Q4_0 19,179 tok/s against
   // 17,437 in chunks of 512 and 18,508 in chunks of 1024; Q4_K_M 16,590 / 14,101 / 15,669): the GEMMs take larger
@@ -175,12 +177,14 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
           "none (unset WGRT_GEMM or use tiled)");
     const uint32_t big = t.gemm.big_min_tiles, mmq = t.gemm.mmq_min_tiles;  // WGRT_GEMM picks the kernel;
     const uint32_t mmq_ggml = t.gemm.mmq_ggml_min_tiles;                   // WGRT_GEMM_BIG/_MMQ the tile rules
+    const int64_t mmq_ggml_rows = t.gemm.mmq_ggml_min_rows;
     const uint32_t split = t.gemm.split_target_workgroups;
     t.gemm = *o.gemm;
     t.gemm.split_target_workgroups = split;
     t.gemm.big_min_tiles = big;
     t.gemm.mmq_min_tiles = mmq;
     t.gemm.mmq_ggml_min_tiles = mmq_ggml;
+    t.gemm.mmq_ggml_min_rows = mmq_ggml_rows;
   }
   if (o.sdpa_legacy) t.sdpa_legacy = *o.sdpa_legacy;
   if (o.sdpa_prefill_rpt) t.sdpa_prefill_rpt = *o.sdpa_prefill_rpt;
@@ -253,16 +257,17 @@ std::string Tuning::describe() const {
   s += gemm_mmq_split_target ? fmt::format("split-K int8 GEMM (q4 linear) below {} workgroups\n", gemm_mmq_split_target)
                              : std::string("split-K int8 GEMM: off\n");
   s += gemm.mmq_ggml_min_tiles
-           ? fmt::format("int8 GEMM (block-format linear prefill) from {} tiles\n", gemm.mmq_ggml_min_tiles)
+           ? fmt::format("int8 GEMM (block-format linear prefill) from {} tiles and {} rows of x\n", gemm.mmq_ggml_min_tiles,
+                         std::max<int64_t>(gemm.mmq_ggml_min_rows, gemv_max_rows + 1))
            : std::string("int8 GEMM for block formats: off\n");
   s += fmt::format("GEMV route up to M = {}; weight bindings up to {} bytes; fused GEMV (norm, GLU): {}; stacked q/k/v + "
                    "RoPE/KV write: {}\n", gemv_max_rows, max_binding_bytes, fused_gemv ? "on" : "off", fused_qkv ? "on" : "off");
-  s += fmt::format("block-format GEMV: {}\n", ggml_gemv_blocks ? fmt::format("blocks (gemv_kq, RPT {}, {} x) where the type has it",
+  s += fmt::format("block-format GEMV: {}\n", ggml_gemv_blocks ? fmt::format("blocks (gemv_kq, RPT {}, {} x, up to {} rows of x per layer) where the type has it",
                                                                        (ggml_gemv_rpt_by_type ? fmt::format("4 (Q6_K {})", ggml_gemv_rpt) : std::to_string(ggml_gemv_rpt)) +
                                                                            (ggml_gemv_wide_rpt ? fmt::format(", {} from N {}", ggml_gemv_wide_rpt, ggml_gemv_wide_n) : std::string()) +
                                                                            (ggml_gemv_norm_rpt ? fmt::format(", {} with the norm from N {}", ggml_gemv_norm_rpt, ggml_gemv_norm_n) : std::string()) +
                                                                            (ggml_gemv_narrow_n ? fmt::format(", 1 below N {}", ggml_gemv_narrow_n) : std::string()),
-                                                                       ggml_gemv_int8 == 2 ? "int8 staged" : ggml_gemv_int8 ? "int8 pass" : "f32")
+                                                                       ggml_gemv_int8 == 2 ? "int8 staged" : ggml_gemv_int8 ? "int8 pass" : "f32", ggml_gemv_max_mb)
                                                            : std::string("generic"));
   s += fmt::format("attention: {}{}; split-KV decode from {} keys (chunks of multiples of {} keys, <= ~{} workgroups; combine "
                    "loops over <= {} splits); prefill chunk {} tokens\n",

@@ -111,6 +111,11 @@ struct GemmTuning {
   // products); otherwise GPUs take gemm_big.wgsl's block-format loader in f32 and CPU adapters the GEMV layers
   // (their batched rows of x).
   uint32_t mmq_ggml_min_tiles = 0;
+  // ... and from this many rows of x (below it, and above gemv_max_rows, the route the int8 GEMM would replace).
+  // CPU adapters 17: lavapipe, Llama-3.2-1B Q4_K_M, a 9-token prompt 2.3 tok/s on the GEMV layers (4 rows of x
+  // each) against 1.5 through the int8 GEMM, whose 64-row tiles cost about the same from 1 to 64 rows (pp16 3.56,
+  // pp64 10.8 tok/s); GPUs 0.
+  int64_t mmq_ggml_min_rows = 0;
   // Tiled: aten.mm / addmm (batch 1) whose output has fewer workgroups than this split K into up to 16 slices
   // run as a batch, then sum the partials (ops/linear/gemm.h gemm_splits; 0: never). WebGPU does not report
   // the adapter's compute units: the target stands for ~4 workgroups per SM of a big GPU (H200: 132 SMs).
@@ -206,6 +211,10 @@ struct Tuning {
   // 1B's (K 8192 x 2048) takes 14.1 -> 15.2 us (Q4_K): the decode gain is the sum over the narrow GEMVs. 0: off (CPU
   // adapters, and where WGRT_GEMV_GGML sets RPT). WGRT_GEMV_KQ_NARROW_N sets it.
   int64_t ggml_gemv_narrow_n = 0;
+  // gemv_kq.wgsl's widest route: rows of x per grid layer (4 or 8; routes of 1, 2, 4 and this many rows). CPU
+  // adapters 4: lavapipe, Llama-3.2-1B Q4_K_M, 8 rows of x in one layer of 8 took 3.2 s against 1.0 s for 4 rows
+  // in one layer of 4 (the 8-row kernel's registers spill); 8 on GPUs.
+  uint32_t ggml_gemv_max_mb = 8;
   // gemv_kq.wgsl's x: 0 f32; 1 int8 from a quantize_q8.wgsl pass per execute (the fused norm then its own
   // dispatch); 2 int8 quantized by each workgroup into workgroup memory (the fused norm inside; routes where it does
   // not fit take 1). Needs packed int8 dot products (without them the op keeps f32 x).

@@ -164,3 +164,13 @@ TEST(Tuning, GemvQ4MultiOverride) {
     }
   }
 }
+
+// The block GEMV's widest route: 8 rows of x per grid layer on GPUs, 4 on CPU adapters (the 8-row layers spill
+// on lavapipe).
+TEST(Tuning, GemvGgmlWidestRouteByAdapterKind) {
+  webgpu::DeviceFacts f;
+  EXPECT_EQ(webgpu::Tuning::for_device(f).ggml_gemv_max_mb, 8u);
+  f.cpu_adapter = true;
+  EXPECT_EQ(webgpu::Tuning::for_device(f).ggml_gemv_max_mb, 4u);
+  EXPECT_NE(webgpu::Tuning::for_device(f).describe().find("up to 4 rows of x per layer"), std::string::npos);
+}

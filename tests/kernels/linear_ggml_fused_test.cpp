@@ -273,6 +273,7 @@ TEST(LinearGgmlFused, Int8GemmRouteSideDispatches) {
   webgpu::Tuning tun = tuned(true);
   tun.gemm.kind = webgpu::GemmTuning::Kind::Tiled;
   tun.gemm.mmq_ggml_min_tiles = 1;
+  tun.gemm.mmq_ggml_min_rows = 0;  // the int8 GEMM at every M above the GEMV route
   webgpu::ScopedTuning scoped(gpu(), tun);
   uint32_t seed = 500;
   for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q6_K})
@@ -373,6 +374,7 @@ TEST(LinearGgmlFused, TwoTypeStackGemmRoutesAndBindingChunks) {
     webgpu::Tuning tun = tuned(true);
     if (variant < 2) tun.gemm.kind = webgpu::GemmTuning::Kind::Tiled;
     tun.gemm.mmq_ggml_min_tiles = variant == 1 ? 1 : 0;
+    tun.gemm.mmq_ggml_min_rows = 0;  // the int8 GEMM at every M above the GEMV route
     if (variant == 2) tun.max_binding_bytes = 300 * 432;  // Q4_K rows of 432 B: chunks of 256, 256, 89 rows
     Fused f;
     {

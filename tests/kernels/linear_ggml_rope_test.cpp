@@ -384,6 +384,7 @@ TEST(LinearGgmlRope, GemmRoutesThenRopeDispatch) {
     webgpu::Tuning t = tuned();
     t.gemm.kind = webgpu::GemmTuning::Kind::Tiled;
     t.gemm.mmq_ggml_min_tiles = variant % 2 == 1 ? 1 : 0;
+    t.gemm.mmq_ggml_min_rows = 0;  // the int8 GEMM at every M above the GEMV route
     RopeLinear r;
     {
       webgpu::ScopedTuning scoped(gpu(), t);

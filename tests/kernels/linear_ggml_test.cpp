@@ -117,12 +117,15 @@ TEST(LinearGgml, EveryTypeGemmRouteOddSizes) {
 // 1, 2, 4 and 8 rows per grid layer, partly filled layers), then M 11 (two layers of 8, the second partial) and
 // M 1 again; N 13 and 37 (partial last workgroups of 16 rows), N 1 at K of one block; K of 1 and 3 blocks (odd
 // block counts put every other row of the 2-byte aligned formats at an odd half-word) and of 36 / 37 chunks
-// (more chunks than the 32 k lanes, so lanes take several); RPT 2 (the default) and 4 (capped to 2 at MB 8).
+// (more chunks than the 32 k lanes, so lanes take several); RPT 2 (the default) and 4 (capped to 2 at MB 8), and RPT 2
+// with layers of at most 4 rows of x (the CPU adapters' widest route).
 // The dump shows which kernel ran.
 TEST(LinearGgml, BlockGemvEveryRowCount) {
   uint32_t seed = 900;
-  for (uint32_t rpt : {0u, 2u, 4u}) {  // 0: the generic kernel
+  for (uint32_t rpt : {0u, 2u, 4u, 3u}) {  // 0: the generic kernel; 3: RPT 2 with layers of at most 4 rows of x
     webgpu::Tuning tun = f32_x_tuning();
+    tun.ggml_gemv_max_mb = rpt == 3 ? 4 : 8;
+    if (rpt == 3) rpt = 2;
     tun.ggml_gemv_blocks = rpt != 0;
     tun.force_ggml_gemv_rpt(std::max(rpt, 1u));  // this RPT for every type and width (no policy rule)
     webgpu::ScopedTuning scoped(gpu(), tun);
@@ -134,7 +137,8 @@ TEST(LinearGgml, BlockGemvEveryRowCount) {
         for (int64_t N : {1, 13, 37}) {
           if ((N == 1 && K != be) || (rpt != 2 && K != ks[1])) continue;
           GgmlLinear r = make(t, N, K, N == 13, ++seed);
-          const std::string what = ggml_type_name(t.type) + " rpt " + std::to_string(rpt) + " K " +
+          const std::string what = ggml_type_name(t.type) + " rpt " + std::to_string(rpt) + " mb " +
+                                   std::to_string(tun.ggml_gemv_max_mb) + " K " +
                                    std::to_string(K) + " N " + std::to_string(N);
           const std::string dump = r.exe->dump();
           EXPECT_EQ(dump.find("gemv_kq.wgsl:main") != std::string::npos, rpt != 0) << what;

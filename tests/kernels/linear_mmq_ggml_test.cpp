@@ -40,6 +40,7 @@ namespace {
 webgpu::Tuning mmq_tuning() {
   webgpu::Tuning t = gpu().tuning();
   t.gemm.mmq_ggml_min_tiles = 1;
+  t.gemm.mmq_ggml_min_rows = 0;  // the int8 GEMM at every M above the GEMV route
   t.ggml_gemv_int8 = 0;  // the M 1 check below reads the GEMV's f32 x (linear_ggml_int8_test.cpp: int8 x)
   return t;
 }
@@ -150,8 +151,10 @@ TEST(LinearMmqGgml, PolicyRule) {
   webgpu::DeviceFacts f;
   f.packed_dot = true;
   EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.mmq_ggml_min_tiles, 1u);
+  EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.mmq_ggml_min_rows, 0);
   f.cpu_adapter = true;
   EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.mmq_ggml_min_tiles, 1u) << "CPU adapters take the int8 GEMM too";
+  EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.mmq_ggml_min_rows, 17) << "from 17 rows of x";
   for (int64_t m : {9, 64, 512})
     for (int64_t n : {64, 576, 8192})
       EXPECT_EQ(webgpu::Tuning::for_device(f).gemm_mmq_tile(m, n), (webgpu::MmqTile{64, 128, 2, 1, 0, 128}))

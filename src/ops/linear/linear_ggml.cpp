@@ -9,13 +9,14 @@
 //       K must be a multiple of the type's block size (build errors otherwise).
 // Routes: a GEMV for M <= the tuning policy's gemv_max_rows and on CPU adapters: gemv_kq.wgsl for the types it
 // has (ggml_gemv_blocks_type) when the policy's ggml_gemv_blocks is on, as four routes whose grid layers take 1,
-// 2, 4 or 8 rows of x (the smallest that holds M; 8 for larger M), else gemv_ggml.wgsl (one grid layer per 8
+// 2, 4 or the policy's ggml_gemv_max_mb (8; CPU adapters 4) rows of x (the smallest that holds M; the widest for
+// larger M), else gemv_ggml.wgsl (one grid layer per 8
 // rows of x); both re-read the weights once per grid layer; on GPUs (the Tiled GEMM kind) larger M takes the
 // register-blocked GEMM with the block-format B loader (gemm_big.wgsl B_MODE 2), each weight decoded once per
 // 128-row tile of x; where the device has packed int8 dot products, the type is one ggml_mmq_type lists and the
-// output has >= the policy's gemm.mmq_ggml_min_tiles 128x128 tiles, M > gemv_max_rows instead takes the int8
-// GEMM: x quantized per 32-k block (quantize_q8.wgsl, natural byte order, into two scratch buffers, once per
-// execute), then gemm_mmq_ggml.wgsl (on CPU adapters only when the policy is overridden). With the policy's
+// output has >= the policy's gemm.mmq_ggml_min_tiles 128x128 tiles, M > gemv_max_rows and M >= the policy's
+// gemm.mmq_ggml_min_rows instead takes the int8 GEMM: x quantized per 32-k block (quantize_q8.wgsl, natural byte
+// order, into two scratch buffers, once per execute), then gemm_mmq_ggml.wgsl. With the policy's
 // ggml_gemv_int8 (WGRT_GEMV_KQ_INT8) on a device with packed int8 dot products, the gemv_kq routes take int8 x
 // (gemv_kq_i8.wgsl): quantized by each workgroup into workgroup memory (2, the fused norm inside), or read from that
 // quantize pass (1, and where 2 does not fit the workgroup memory; the fused norm then its own dispatch).
@@ -57,6 +58,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <variant>
 
@@ -149,8 +151,7 @@ bool ggml_mmq_type(int64_t wtype) {
 
 namespace {
 
-// Rows of x per grid layer of the gemv_kq.wgsl routes 0..3.
-constexpr uint32_t kBlockRows[4] = {1, 2, 4, 8};
+// Rows of x per grid layer of the gemv_kq.wgsl routes 0..3 (route 3: the policy's ggml_gemv_max_mb, 4 or 8).
 int block_route(int64_t M) { return M <= 1 ? 0 : M <= 2 ? 1 : M <= 4 ? 2 : 3; }
 
 struct Params {
@@ -305,9 +306,10 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
   // reads the normalized x), 2 int8 staged by each workgroup after the fused norm (routes wider than the policy's
   // ggml_gemv_int8_staged_rows rows of x take 1).
   const uint32_t want_xq = blocks && b.device().has_packed_dot() ? b.device().tuning().ggml_gemv_int8 : 0;
+  const std::array<uint32_t, 4> block_rows = {1, 2, 4, b.device().tuning().ggml_gemv_max_mb == 4 ? 4u : 8u};
   uint32_t xq[4] = {0, 0, 0, 0};
   for (int r = 0; r < n_gemv; ++r)
-    xq[r] = want_xq == 2 && kBlockRows[r] > b.device().tuning().ggml_gemv_int8_staged_rows ? 1 : want_xq;
+    xq[r] = want_xq == 2 && block_rows[r] > b.device().tuning().ggml_gemv_int8_staged_rows ? 1 : want_xq;
   // gemv_kq rows of W per invocation per route: the policy's for this type (the fewer of the two types' in a stack)
   // and for whether the route's GEMV holds the norm (not where its x comes from the quantize pass), capped so that
   // MB * RPT <= 16.
@@ -324,13 +326,13 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
   auto rope_fits = [&](uint32_t r) { return N % (8 * r) == 0; };
   bool rope_epi = rope && b.device().limits().maxStorageBuffersPerShaderStage >= 10;  // gemv_kq_rope.wgsl binds 10
   for (int i = 0; i < 4; ++i) {
-    rpt[i] = blocks ? std::min(rule_rpt(norm_fused && xq[i] != 1), 16 / kBlockRows[i]) : 1;
+    rpt[i] = blocks ? std::min(rule_rpt(norm_fused && xq[i] != 1), 16 / block_rows[i]) : 1;
     while (rope_epi && rpt[i] > 1 && !rope_fits(rpt[i])) rpt[i] /= 2;
     if (rope_epi && !rope_fits(rpt[i])) rope_epi = false;
   }
   auto kq_spec = [&](int route, uint32_t xq, bool norm, int64_t wt, int64_t wt2) -> webgpu::KernelSpec {
     webgpu::KernelSpec k{"ops/linear/gemv_kq.wgsl", "main",
-            {{"WTYPE", double(wt)}, {"WTYPE2", double(wt2)}, {"MB", double(kBlockRows[route])}, {"RPT", double(rpt[route])},
+            {{"WTYPE", double(wt)}, {"WTYPE2", double(wt2)}, {"MB", double(block_rows[route])}, {"RPT", double(rpt[route])},
              {"NORM", norm ? 1.0 : 0.0}, {"EPI", gemv_glu ? 1.0 + fu.act : fu.res >= 0 ? 1.0 : 0.0},
              {"XQ", double(xq)}, {"XB", xq == 2 ? double(K / 32) : 1.0}}, {}};
     if (rope_epi) {
@@ -378,6 +380,7 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
   const uint32_t mmq_min_tiles =
       b.device().has_packed_dot() && all_mmq ? b.device().tuning().gemm.mmq_ggml_min_tiles : 0;
   const bool has_mmq = mmq_min_tiles > 0;
+  const int64_t mmq_min_rows = b.device().tuning().gemm.mmq_ggml_min_rows;
   // The norm and the GLU as their own dispatches through scratch (routes: side_routes below).
   const int64_t max_m = numel(xd) / K;
   std::optional<ScratchRef> xn, y;
@@ -502,10 +505,10 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
       r.set_dims(oi, resize_fusion(r, fu, norms, glus, d, N));
     }
     const uint64_t tiles = div_up(uint64_t(M), 128) * div_up(uint64_t(N), 128);
-    const bool mmq = has_mmq && M > gemv_max_rows && tiles >= mmq_min_tiles;
+    const bool mmq = has_mmq && M > gemv_max_rows && M >= mmq_min_rows && tiles >= mmq_min_tiles;
     const bool gemm = !mmq && has_gemm && M > gemv_max_rows;
     const int route = mmq ? mmq_route : gemm ? gemm_route : blocks ? block_route(M) : 0;
-    const uint32_t rows_per_layer = blocks ? kBlockRows[block_route(M)] : 8;
+    const uint32_t rows_per_layer = blocks ? block_rows[block_route(M)] : 8;
     r.select_route(route);
     if (!q8_d.empty()) {  // (only the selected route's runs)
       r.set_uniform(q8_u, Q8Params{uint32_t(uint64_t(M) * uint64_t(K) / 32), 0, 0, 0});
