@@ -119,20 +119,20 @@ class Builder {
     const std::span<const uint8_t> d0 = parts[0]->data;
     if (parts.size() == 1 && d0.size() == st.bytes && reinterpret_cast<uintptr_t>(d0.data()) % 4 == 0)
       return ConstantData{d0.data(), d0.size(), w_.keepalive()};
-    std::shared_ptr<uint8_t[]> buf(new uint8_t[st.bytes]);
-    size_t part = 0;
-    uint64_t at = 0;
+    const size_t bytes = size_t(st.bytes);
+    std::shared_ptr<uint8_t[]> buf(new uint8_t[bytes]);
+    size_t part = 0, at = 0;
     for (size_t i = 0; i < parts.size(); ++i) {
       if (i > 0 && parts[i]->type != parts[i - 1]->type) {
-        const uint64_t next = st.parts[++part].offset;
+        const size_t next = size_t(st.parts[++part].offset);
         std::memset(buf.get() + at, 0, next - at);
         at = next;
       }
       std::memcpy(buf.get() + at, parts[i]->data.data(), parts[i]->data.size());
       at += parts[i]->data.size();
     }
-    std::memset(buf.get() + at, 0, st.bytes - at);
-    return ConstantData{buf.get(), st.bytes, buf};
+    std::memset(buf.get() + at, 0, bytes - at);
+    return ConstantData{buf.get(), bytes, buf};
   }
 
   // One weight constant from the rows of `parts` (same column count and storage), as q4gsw or f32.
