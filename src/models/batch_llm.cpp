@@ -61,7 +61,6 @@ class BatchLlmImpl final : public BatchLlm {
     tok_ = load_tokenizer(weights_, o.tokenizer);
     special_ = read_special_tokens(weights_, *tok_);
     LlamaGraph lg = build_llama_graph(weights_, go);
-    weights_.check_unchanged();
     g_ = {lg.tokens, lg.row_slots, lg.row_pos, lg.out_rows, lg.logits, lg.next_token, lg.sample_params,
           lg.sample_window, lg.sampled, lg.context, lg.max_prefill, lg.weight_bytes};
     kv_caches_ = lg.kv_caches;
@@ -70,7 +69,7 @@ class BatchLlmImpl final : public BatchLlm {
     kv_type_ = lg.kv_type;
     kv_bytes_ = lg.kv_bytes;
     exe_ = ExecutableGraph::build(std::move(lg.graph), *dev_);
-    weights_.check_unchanged();  // block-format constants are uploaded straight from the mapping
+    weights_.check_unchanged();  // the weights were read from the mapping (block formats at upload): the file's?
     const std::vector<int32_t> empty(size_t(kLlamaSampleWindow), -1);
     exe_->set_input(g_.sample_window, {1, kLlamaSampleWindow}, std::span<const int32_t>(empty));
     slots_ = slots;

@@ -15,6 +15,17 @@ namespace {
 
 std::string mib(uint64_t b) { return fmt::format("{:.0f} MiB", double(b) / 1048576.0); }
 
+// Bytes per prefill row of the buffers bound whole that grow with the chunk: the activation (2 x the wider of dim
+// and the FFN, f32) and, for Gemma's soft-capped / sliding-window attention on the scores-in-scratch kernel, the
+// scores (n_heads x C f32; 0 elsewhere).
+struct PrefillRowBytes {
+  uint64_t activation, scores;
+};
+PrefillRowBytes prefill_row_bytes(const LlamaConfig& c, uint64_t C) {
+  const bool scores = c.attn_softcap != 0.0f || !c.swa_layers.empty();
+  return {2 * uint64_t(std::max(c.hidden_dim, c.dim)) * 4, scores ? uint64_t(c.n_heads) * C * 4 : 0};
+}
+
 }  // namespace
 
 LlamaFootprint llama_footprint(const WeightSource& w, const LlamaGraphOptions& o) {
@@ -85,17 +96,16 @@ LlamaFootprint llama_footprint(const WeightSource& w, const LlamaGraphOptions& o
   // Flash attention keeps no score buffer; split-KV decode keeps <= 64 partials of (D + 2) floats per head.
   // Gemma's soft-capped / sliding-window attention runs on the scores-in-scratch kernel ([S * n_heads, C] f32).
   add("attention partials", uint64_t(c.n_heads) * 64 * uint64_t(c.head_dim + 2) * 4, false, true);
-  if (c.attn_softcap != 0.0f || !c.swa_layers.empty()) add("attention scores", S * uint64_t(c.n_heads) * C * 4, false, true);
-  add("activation", S * 2 * uint64_t(std::max(c.hidden_dim, c.dim)) * 4, false, true);
+  const PrefillRowBytes row = prefill_row_bytes(c, C);
+  if (row.scores) add("attention scores", S * row.scores, false, true);
+  add("activation", S * row.activation, false, true);
   return f;
 }
 
 int default_prefill_chunk(const WeightSource& w, const LlamaGraphOptions& opts, int policy, uint64_t max_binding) {
-  const LlamaConfig& c = w.config();
   const uint64_t C = uint64_t(std::max(opts.context, 1));
-  // Per row of the chunk, as llama_footprint counts them bound whole.
-  uint64_t row = 2 * uint64_t(std::max(c.hidden_dim, c.dim)) * 4;
-  if (c.attn_softcap != 0.0f || !c.swa_layers.empty()) row = std::max(row, uint64_t(c.n_heads) * C * 4);
+  const PrefillRowBytes r = prefill_row_bytes(w.config(), C);
+  const uint64_t row = std::max(r.activation, r.scores);
   int s = int(std::min<uint64_t>(uint64_t(std::max(policy, 1)), C));
   while (s > 512 && uint64_t(s) * row > max_binding) s /= 2;
   return s;

@@ -76,7 +76,6 @@ class LlmImpl final : public Llm {
     tok_ = models::load_tokenizer(weights_, o.tokenizer);
     special_ = models::read_special_tokens(weights_, *tok_);
     models::LlamaGraph lg = models::build_llama_graph(weights_, go);
-    weights_.check_unchanged();  // the weights were read from the mapping: were they the file's?
     tokens_ = lg.tokens;
     pos_ = lg.input_pos;
     logits_ = lg.logits;
@@ -91,7 +90,7 @@ class LlmImpl final : public Llm {
     widened_gpu_bytes_ = lg.widened_gpu_bytes;
     const models::SampleIds sids{lg.sample_params, lg.sample_window, lg.sampled, lg.sample_window_out};
     exe_ = ExecutableGraph::build(std::move(lg.graph), *dev_);
-    weights_.check_unchanged();  // block-format constants are uploaded straight from the mapping
+    weights_.check_unchanged();  // the weights were read from the mapping (block formats at upload): the file's?
     sampling_ = std::make_unique<models::DecodeSampling>(*exe_, sids);
     if (o.profile) exe_->enable_profiling(true);
     dev_->wait_idle();
