@@ -72,6 +72,15 @@ GemvQ4S8Shape Tuning::gemv_q4_s8_shape(int64_t N, int64_t K) const {
   return s;
 }
 
+MmqTile Tuning::gemm_mmq_ggml_tile(int64_t M, int64_t N) const {
+  MmqTile t = gemm_mmq_tile(M, N);
+  if (!gemm_mmq_forced && !cpu_adapter) {
+    t.pf = 0;
+    t.wg = 256;
+  }
+  return t;
+}
+
 MmqTile Tuning::gemm_mmq_tile(int64_t M, int64_t N) const {
   // The last of the rule's order, where no tile reaches the target: on GPUs with 128 invocations (8x4 outputs each;
   // H200 run 23, 1B Q4_0 pp512 / pp2048 19,433 / 17,355 against 17,820 / 16,040 with 256, both pipelined).

@@ -312,6 +312,10 @@ struct Tuning {
   GemvQ4S8Shape gemv_q4_s8_shape(int64_t N, int64_t K) const;
   // The int8 GEMM tile for a linear layer of at most M rows of x and N outputs.
   MmqTile gemm_mmq_tile(int64_t M, int64_t N) const;
+  // The block-format int8 GEMM's (gemm_mmq_ggml.wgsl) tile: gemm_mmq_tile's, except that on GPUs, unless
+  // WGRT_GEMM_MMQ_TILE forces one, it keeps 256 invocations and no pipeline (H200 run 23: the pipeline measured
+  // slower here, Q4_K_M pp512 11,196 vs 12,759; 128 invocations unmeasured).
+  MmqTile gemm_mmq_ggml_tile(int64_t M, int64_t N) const;
 
   // The rules applied to `facts`, then `o`. Throws InvalidArgument when an override asks for what the device
   // cannot run (WGRT_GEMM=cpu without subgroups of >= 8 lanes).

@@ -152,12 +152,18 @@ TEST(LinearMmqGgml, PolicyRule) {
   f.packed_dot = true;
   EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.mmq_ggml_min_tiles, 1u);
   EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.mmq_ggml_min_rows, 0);
+  // GPUs: the q4gsw rule's tile with 256 invocations and no pipeline, unless one is forced.
+  EXPECT_EQ(webgpu::Tuning::for_device(f).gemm_mmq_ggml_tile(512, 2048), (webgpu::MmqTile{64, 64, 2, 1, 0, 256}));
+  webgpu::TuningOverrides forced;
+  forced.gemm_mmq_tile = webgpu::MmqTile{64, 64, 2, 1, 0, 128};
+  forced.gemm_mmq_pipeline = 1;
+  EXPECT_EQ(webgpu::Tuning::for_device(f, forced).gemm_mmq_ggml_tile(512, 2048), (webgpu::MmqTile{64, 64, 2, 1, 1, 128}));
   f.cpu_adapter = true;
   EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.mmq_ggml_min_tiles, 1u) << "CPU adapters take the int8 GEMM too";
   EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.mmq_ggml_min_rows, 17) << "from 17 rows of x";
   for (int64_t m : {9, 64, 512})
     for (int64_t n : {64, 576, 8192})
-      EXPECT_EQ(webgpu::Tuning::for_device(f).gemm_mmq_tile(m, n), (webgpu::MmqTile{64, 128, 2, 1, 0, 128}))
+      EXPECT_EQ(webgpu::Tuning::for_device(f).gemm_mmq_ggml_tile(m, n), (webgpu::MmqTile{64, 128, 2, 1, 0, 128}))
           << "CPU tile at M " << m << " N " << n;
   f.cpu_adapter = false;
   f.packed_dot = false;

@@ -398,14 +398,7 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
   };
   const GemmConfig big_cfg = gemm_big_config();
   const int64_t gemv_max_rows = b.device().tuning().gemv_max_rows;
-  // On GPUs the block-format kernel keeps the 256-invocation tiles and no pipeline unless WGRT_GEMM_MMQ_TILE forces a
-  // tile (H200 run 23: the pipeline measured slower here, Q4_K_M pp512 11,196 vs 12,759; 128 invocations
-  // unmeasured); CPU adapters take the policy's tile (64x128, 128 invocations).
-  webgpu::MmqTile mmq_tile = b.device().tuning().gemm_mmq_tile(max_m, N);
-  if (!b.device().tuning().gemm_mmq_forced && !b.device().tuning().cpu_adapter) {
-    mmq_tile.pf = 0;
-    mmq_tile.wg = 256;
-  }
+  const webgpu::MmqTile mmq_tile = b.device().tuning().gemm_mmq_ggml_tile(max_m, N);
   const GemmConfig mmq_cfg = has_mmq ? gemm_mmq_config(mmq_tile) : GemmConfig{};
   if (has_mmq)
     for (const GgmlStackPart& pt : stack.parts) check_mmq_fits(b.device(), gemm_mmq_ggml_kernel(pt.wtype, mmq_tile));
