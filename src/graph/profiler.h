@@ -4,6 +4,12 @@
 // own compute pass with pass-level timestampWrites (WebGPU core; no unsafe APIs), so the time of a dispatch
 // is end - begin of its pass in nanoseconds. Dawn's timestamp_quantization toggle is disabled by the device.
 // When off, the execute path records no queries at all.
+// What a time includes: the pass per dispatch adds the driver's per-pass cost to every entry (a trivial dispatch
+// reads 9.0 us profiled on an H200, against 1.9 us unprofiled; BENCHMARKS.md, decode loop), so compare kernels by
+// differences between runs, not by absolute times. On lavapipe it can grow with the buffers a dispatch binds
+// (the mechanism is not known): `rope_qkv` reads 107 us per call at context 256 and 654 us at 4096, and decode
+// attention over an f32 cache 4.6 ms, while unprofiled decode runs at the same rate at both contexts and both cache
+// types (BENCHMARKS.md, lavapipe peers, sixteenth session).
 #pragma once
 #include <cstdint>
 #include <map>
