@@ -69,7 +69,7 @@ class BatchLlmImpl final : public BatchLlm {
     kv_type_ = lg.kv_type;
     kv_bytes_ = lg.kv_bytes;
     exe_ = ExecutableGraph::build(std::move(lg.graph), *dev_);
-    weights_.check_unchanged();  // the weights were read from the mapping (block formats at upload): the file's?
+    weights_.check_unchanged();  // weights were read from the mapping (block formats during the upload): still the file's?
     const std::vector<int32_t> empty(size_t(kLlamaSampleWindow), -1);
     exe_->set_input(g_.sample_window, {1, kLlamaSampleWindow}, std::span<const int32_t>(empty));
     slots_ = slots;

@@ -90,7 +90,7 @@ class LlmImpl final : public Llm {
     widened_gpu_bytes_ = lg.widened_gpu_bytes;
     const models::SampleIds sids{lg.sample_params, lg.sample_window, lg.sampled, lg.sample_window_out};
     exe_ = ExecutableGraph::build(std::move(lg.graph), *dev_);
-    weights_.check_unchanged();  // the weights were read from the mapping (block formats at upload): the file's?
+    weights_.check_unchanged();  // weights were read from the mapping (block formats during the upload): still the file's?
     sampling_ = std::make_unique<models::DecodeSampling>(*exe_, sids);
     if (o.profile) exe_->enable_profiling(true);
     dev_->wait_idle();

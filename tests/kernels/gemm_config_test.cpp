@@ -262,8 +262,9 @@ TEST(GemmConfig, ParseRuleAndGrid) {
   f.cpu_adapter = false;
   f.subgroup_min = 32;
   EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.kind, webgpu::GemmTuning::Kind::Tiled);
-  EXPECT_EQ(webgpu::Tuning::for_device(f, gemm_overrides("cpu,2,16")).gemm, (webgpu::GemmTuning{.kind = webgpu::GemmTuning::Kind::Cpu, .rq = 2, .wg = 16, .big_min_tiles = 64,
-                                          .split_target_workgroups = 512}));
+  EXPECT_EQ(webgpu::Tuning::for_device(f, gemm_overrides("cpu,2,16")).gemm,
+            (webgpu::GemmTuning{.kind = webgpu::GemmTuning::Kind::Cpu, .rq = 2, .wg = 16, .big_min_tiles = 64,
+                                .split_target_workgroups = 512}));
   // The 128x128 kernel's rule: from 64 output tiles; WGRT_GEMM_BIG sets it (0 = never), WGRT_GEMM keeps it.
   EXPECT_EQ(webgpu::Tuning::for_device(f).gemm.big_min_tiles, 64u);
   auto big = [](const char* v) {
