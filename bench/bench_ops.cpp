@@ -194,7 +194,8 @@ std::vector<uint32_t> block_words(uint64_t bytes) {
   return words;
 }
 
-// Elements and bytes per block, and the name, of the block types benchmarked here (src/formats/ggml_blocks.h).
+// Elements and bytes per block in the GPU layout (ops::ggml_gpu_block: Q6_K's 210-byte blocks padded to 212), and
+// the name, of the block types benchmarked here (src/formats/ggml_blocks.h).
 struct BenchBlock {
   int64_t elems, bytes;
   const char* name;
@@ -204,7 +205,7 @@ BenchBlock bench_block(int64_t type) {
     case 6: return {32, 22, "Q5_0"};
     case 8: return {32, 34, "Q8_0"};
     case 12: return {256, 144, "Q4_K"};
-    case 14: return {256, 210, "Q6_K"};
+    case 14: return {256, 212, "Q6_K"};
     default: throw std::invalid_argument(fmt::format("bench_ops: block type {} not benchmarked", type));
   }
 }

@@ -38,7 +38,7 @@ LlamaFootprint llama_footprint(const WeightSource& w, const LlamaGraphOptions& o
     if (bound && bytes > f.bound.bytes) f.bound = {bytes, name};
   };
   auto q4 = [&](const WeightTensor& t) { return t.type == GgmlType::Q4_0 && o.weights == WeightPolicy::Auto; };
-  // The builder's rule (llama_graph.cpp keeps_blocks): block-format types stay as the file's bytes.
+  // The builder's rule (llama_graph.cpp keeps_blocks): block-format types stay as the file's blocks.
   auto blocks = [&](const WeightTensor& t) {
     auto b = ops::ggml_gpu_block(int64_t(t.type));
     return o.weights == WeightPolicy::Auto && !q4(t) && t.type != GgmlType::F32 && t.shape.size() == 2 && b &&
@@ -57,7 +57,9 @@ LlamaFootprint llama_footprint(const WeightSource& w, const LlamaGraphOptions& o
     }
     f.weight_bytes += f.gpu_bytes - before;
   };
-  auto raw = [&](const WeightTensor& t) { return blocks(t) ? uint64_t(t.data.size()) : uint64_t(0); };
+  auto raw = [&](const WeightTensor& t) {  // the blocks' GPU size (ops::ggml_to_gpu_layout: Q6_K pads its blocks)
+    return blocks(t) ? ops::ggml_gpu_bytes(int64_t(t.type), t.data.size()) : uint64_t(0);
+  };
   for (const std::string& name : w.names()) {
     const WeightTensor& t = w.get(name);
     const bool matrix = t.shape.size() == 2, linear = matrix && name != "tok_embd";

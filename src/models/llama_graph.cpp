@@ -98,7 +98,7 @@ class Builder {
   }
 
   bool keeps_q4(const WeightTensor& t) const { return t.type == GgmlType::Q4_0 && o_.weights == WeightPolicy::Auto; }
-  // Types the block-format kernels decode (wgrt.linear_ggml / wgrt.embedding_ggml) stay in the file's bytes.
+  // Types the block-format kernels decode (wgrt.linear_ggml / wgrt.embedding_ggml) stay as the file's blocks.
   bool keeps_blocks(const WeightTensor& t) const {
     return o_.weights == WeightPolicy::Auto && !keeps_q4(t) && t.type != GgmlType::F32 &&
            ops::ggml_gpu_block(int64_t(t.type)).has_value() && t.cols() % ops::ggml_gpu_block(int64_t(t.type))->elems == 0;
@@ -113,8 +113,9 @@ class Builder {
     }
   }
 
-  // The raw blocks of `parts` laid out as `st` says. One part of whole words views the file's bytes (no host copy:
-  // the upload reads the mapping); a stack is copied once into an uninitialized array, only its gaps zeroed.
+  // The blocks of `parts` in their GPU layout (ops::ggml_to_gpu_layout) laid out as `st` says. One part whose GPU
+  // layout is the file's, of whole words, views the file's bytes (no host copy: the upload reads the mapping); else
+  // the blocks are copied once into an uninitialized array, only its gaps zeroed.
   ConstantData block_bytes(const std::vector<const WeightTensor*>& parts, const ops::GgmlStack& st) const {
     const std::span<const uint8_t> d0 = parts[0]->data;
     if (parts.size() == 1 && d0.size() == st.bytes && reinterpret_cast<uintptr_t>(d0.data()) % 4 == 0)
@@ -128,8 +129,8 @@ class Builder {
         std::memset(buf.get() + at, 0, next - at);
         at = next;
       }
-      std::memcpy(buf.get() + at, parts[i]->data.data(), parts[i]->data.size());
-      at += parts[i]->data.size();
+      ops::ggml_to_gpu_layout(int64_t(parts[i]->type), parts[i]->data, buf.get() + at);
+      at += size_t(ops::ggml_gpu_bytes(int64_t(parts[i]->type), parts[i]->data.size()));
     }
     std::memset(buf.get() + at, 0, bytes - at);
     return ConstantData{buf.get(), bytes, buf};

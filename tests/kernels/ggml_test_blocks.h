@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "formats/ggml_quant.h"
+#include "formats/ggml_type.h"
 #include "gpu_fixture.h"
 #include "graph/executable.h"
 #include "reference/ops_a_reference.h"
@@ -48,15 +49,15 @@ inline const TypeInfo& type_info(GgmlType t) {
   throw std::logic_error("no test type info");
 }
 
-// Random blocks for N rows of K elements.
+// Random blocks for N rows of K elements, in the file's layout (gpu_words: the GPU's).
 inline std::vector<uint8_t> random_blocks(const TypeInfo& t, int64_t N, int64_t K, uint64_t seed) {
-  const auto blk = *ops::ggml_gpu_block(int64_t(t.type));
-  const size_t nb = size_t(N * K / blk.elems);
-  std::vector<uint8_t> b(nb * size_t(blk.bytes));
+  const GgmlTypeTraits blk = *ggml_type_traits(uint32_t(t.type));
+  const size_t nb = size_t(N * K / blk.block_elems);
+  std::vector<uint8_t> b(nb * size_t(blk.block_bytes));
   uint64_t s = seed;
   for (auto& v : b) v = uint8_t(next(s));
   for (size_t i = 0; i < nb; ++i) {
-    uint8_t* blkp = &b[i * size_t(blk.bytes)];
+    uint8_t* blkp = &b[i * size_t(blk.block_bytes)];
     if (t.type == GgmlType::BF16) {  // a random normal bf16 in +-[2^-8, 2^8)
       const uint16_t h = uint16_t(((next(s) & 1) << 15) | ((127 - 8 + next(s) % 16) << 7) | (next(s) & 0x7F));
       std::memcpy(blkp, &h, 2);
@@ -76,6 +77,15 @@ inline std::vector<uint8_t> random_blocks(const TypeInfo& t, int64_t N, int64_t 
   return b;
 }
 
+// File-layout blocks of type t as the u32 words of their GPU layout (ops::ggml_to_gpu_layout; the last word
+// zero-padded).
+inline std::vector<uint32_t> gpu_words(GgmlType t, const std::vector<uint8_t>& raw) {
+  const std::vector<uint8_t> g = ops::ggml_to_gpu_layout(int64_t(t), raw);
+  std::vector<uint32_t> words((g.size() + 3) / 4, 0u);
+  std::memcpy(words.data(), g.data(), g.size());
+  return words;
+}
+
 // Random blocks for a weight stacked from (type, rows) parts of K columns: the op's u32 words, each part where
 // ops::ggml_stack_layout places it (part i from random_blocks with seed + 31 i), and W [sum rows, K] as the
 // src/formats decoders dequantize it.
@@ -92,7 +102,7 @@ inline StackedBlocks random_stack(const std::vector<std::pair<int64_t, int64_t>>
     const std::vector<uint8_t> raw = random_blocks(type_info(t), st.parts[i].rows, K, seed + 31 * i);
     const std::vector<float> wi = dequantize(t, raw, uint64_t(st.parts[i].rows * K), "w");
     r.w.insert(r.w.end(), wi.begin(), wi.end());
-    std::memcpy(reinterpret_cast<uint8_t*>(r.words.data()) + st.parts[i].offset, raw.data(), raw.size());
+    ops::ggml_to_gpu_layout(int64_t(t), raw, reinterpret_cast<uint8_t*>(r.words.data()) + st.parts[i].offset);
   }
   return r;
 }
@@ -109,8 +119,7 @@ inline GgmlLinear make(const TypeInfo& t, int64_t N, int64_t K, bool with_bias, 
   std::vector<uint8_t> raw = random_blocks(t, N, K, seed);
   GgmlLinear r;
   r.w = dequantize(t.type, raw, uint64_t(N * K), "w");
-  std::vector<uint32_t> words((raw.size() + 3) / 4, 0u);
-  std::memcpy(words.data(), raw.data(), raw.size());
+  std::vector<uint32_t> words = gpu_words(t.type, raw);
   Graph g;
   r.x = g.input("x", DType::F32, {max_m, K});
   const int64_t nw = int64_t(words.size());

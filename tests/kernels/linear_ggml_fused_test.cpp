@@ -437,12 +437,12 @@ TEST(LinearGgmlFused, BadArgumentsGiveClearErrors) {
                                             g.real(1e-5), g.none(), g.int_value(act), out}, "lin");
     ExecutableGraph::build(std::move(g), gpu());
   };
-  // 2 rows of Q4_K (288 B) then 2 of Q6_K from byte 512: 932 bytes = 233 words.
-  build_list({12, 2, 14, 2}, 0, 4, 233);
-  expect_error<InvalidArgument>([&] { build_list({12, 2, 14}, 0, 4, 233); }, "must be [type, rows] or [type_0");
-  expect_error<InvalidArgument>([&] { build_list({12, 2, 14, 3}, 0, 4, 233); }, "rows sum to 5, not N = 4");
-  expect_error<InvalidArgument>([&] { build_list({12, 2, 14, 2}, 1, 4, 233); }, "a GLU pairs rows of one weight type");
-  expect_error<InvalidArgument>([&] { build_list({12, 2, 14, 2}, 0, 4, 232); }, "must be u32 [233]");
+  // 2 rows of Q4_K (288 B) then 2 of Q6_K (212-byte GPU blocks) from byte 512: 936 bytes = 234 words.
+  build_list({12, 2, 14, 2}, 0, 4, 234);
+  expect_error<InvalidArgument>([&] { build_list({12, 2, 14}, 0, 4, 234); }, "must be [type, rows] or [type_0");
+  expect_error<InvalidArgument>([&] { build_list({12, 2, 14, 3}, 0, 4, 234); }, "rows sum to 5, not N = 4");
+  expect_error<InvalidArgument>([&] { build_list({12, 2, 14, 2}, 1, 4, 234); }, "a GLU pairs rows of one weight type");
+  expect_error<InvalidArgument>([&] { build_list({12, 2, 14, 2}, 0, 4, 233); }, "must be u32 [234]");
   expect_error<InvalidArgument>([&] { build_list({12, 2, 2, 2}, 0, 4, 200); }, "weight type id 2 has no fused kernel");
   expect_error<InvalidArgument>([&] { build_list({12, 2, 99, 2}, 0, 4, 200); }, "weight part 1: type id 99 has no GPU kernel");
   expect_error<InvalidArgument>([&] { build_list({12, 2, 12, 2}, 0, 4, 200); }, "the two weight parts have the same type 12");

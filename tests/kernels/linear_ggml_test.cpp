@@ -19,6 +19,7 @@
 #include "gpu_fixture.h"
 #include "graph/executable.h"
 #include "ops/linear/linear_ggml.h"
+#include "ops_a_test_util.h"
 #include "reference/ops_a_reference.h"
 #include "util/half.h"
 #include "wgrt/error.h"
@@ -193,8 +194,7 @@ TEST(EmbeddingGgml, EveryTypeRowsZerosAndSplit) {
       const uint64_t row_bytes = uint64_t(D / be) * uint64_t(ops::ggml_gpu_block(int64_t(t.type))->bytes);
       std::vector<uint8_t> raw = random_blocks(t, V, D, 7 + uint64_t(split));
       std::vector<float> w = dequantize(t.type, raw, uint64_t(V * D), "w");
-      std::vector<uint32_t> words((raw.size() + 3) / 4, 0u);
-      std::memcpy(words.data(), raw.data(), raw.size());
+      std::vector<uint32_t> words = wgrt::test::gpu_words(t.type, raw);
       Graph g;
       ValueId ids = g.input("ids", DType::I32, {6});
       const int64_t nw = int64_t(words.size());
@@ -223,3 +223,28 @@ TEST(EmbeddingGgml, EveryTypeRowsZerosAndSplit) {
 }
 
 }  // namespace
+
+// ops::ggml_to_gpu_layout: Q6_K's 210-byte file blocks become 212-byte GPU blocks (each block's bytes unchanged, then
+// 2 zero bytes); every other type keeps the file's bytes. Whole blocks only; unknown types rejected.
+TEST(GgmlGpuLayout, Q6KPaddedOthersUnchanged) {
+  using wgrt::test::expect_error;
+  std::vector<uint8_t> q6(3 * 210);
+  for (size_t i = 0; i < q6.size(); ++i) q6[i] = uint8_t(i * 7 + 1);  // no zero byte
+  const std::vector<uint8_t> g = ops::ggml_to_gpu_layout(14, q6);
+  ASSERT_EQ(g.size(), 3u * 212u);
+  EXPECT_EQ(ops::ggml_gpu_bytes(14, q6.size()), 636u);
+  EXPECT_EQ(ops::ggml_gpu_block(14)->bytes, 212);
+  for (size_t b = 0; b < 3; ++b) {
+    EXPECT_TRUE(std::equal(g.begin() + long(b * 212), g.begin() + long(b * 212 + 210), q6.begin() + long(b * 210))) << b;
+    EXPECT_EQ(g[b * 212 + 210], 0u) << b;
+    EXPECT_EQ(g[b * 212 + 211], 0u) << b;
+  }
+  std::vector<uint8_t> q4k(2 * 144, 0xA5), q8(5 * 34, 0x3C);
+  EXPECT_EQ(ops::ggml_to_gpu_layout(12, q4k), q4k);
+  EXPECT_EQ(ops::ggml_to_gpu_layout(8, q8), q8);
+  EXPECT_EQ(ops::ggml_gpu_bytes(8, 34), 34u);
+  EXPECT_TRUE(ops::ggml_to_gpu_layout(14, std::vector<uint8_t>{}).empty());
+  expect_error<InvalidArgument>([] { ops::ggml_gpu_bytes(14, 211); }, "211 bytes of weight type id 14 are not whole blocks of 210 bytes");
+  expect_error<InvalidArgument>([] { ops::ggml_to_gpu_layout(12, std::vector<uint8_t>(100)); }, "not whole blocks of 144 bytes");
+  expect_error<InvalidArgument>([] { ops::ggml_gpu_bytes(0, 4); }, "weight type id 0 has no GPU kernel");
+}

@@ -57,7 +57,7 @@ fn ggml_block_bytes() -> u32 {
     case 11u: { return 110u; }
     case 12u: { return 144u; }
     case 13u: { return 176u; }
-    case 14u: { return 210u; }
+    case 14u: { return 212u; }  // the GPU layout: 210 bytes and 2 of padding (ops/linear/linear_ggml.h)
     case 23u: { return 136u; }
     case 39u: { return 17u; }
     case 16u, 17u, 18u, 19u, 21u, 22u, 29u: { return iq_block_bytes(); }

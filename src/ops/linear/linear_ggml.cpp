@@ -59,6 +59,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <optional>
 #include <variant>
 
@@ -91,7 +92,7 @@ std::optional<GgmlBlockShape> ggml_gpu_block(int64_t wtype) {
     case 11: return GgmlBlockShape{256, 110};          // Q3_K
     case 12: return GgmlBlockShape{256, 144};          // Q4_K
     case 13: return GgmlBlockShape{256, 176};          // Q5_K
-    case 14: return GgmlBlockShape{256, 210};          // Q6_K
+    case 14: return GgmlBlockShape{256, 212};          // Q6_K, padded from 210 (ggml_to_gpu_layout)
     case 23: return GgmlBlockShape{256, 136};          // IQ4_XS
     case 16: return GgmlBlockShape{256, 66};           // IQ2_XXS (the grid i-quants: ggml_decode_iq.wgsl)
     case 17: return GgmlBlockShape{256, 74};           // IQ2_XS
@@ -102,6 +103,44 @@ std::optional<GgmlBlockShape> ggml_gpu_block(int64_t wtype) {
     case 29: return GgmlBlockShape{256, 56};           // IQ1_M
     default: return std::nullopt;
   }
+}
+
+namespace {
+constexpr int64_t kQ6KFileBytes = 210;
+// Bytes per block in a file: the GPU's except Q6_K's.
+int64_t file_block_bytes(int64_t wtype, const GgmlBlockShape& blk) { return wtype == 14 ? kQ6KFileBytes : blk.bytes; }
+GgmlBlockShape checked_block(int64_t wtype, uint64_t file_bytes) {
+  const auto blk = ggml_gpu_block(wtype);
+  if (!blk) throw InvalidArgument(fmt::format("weight type id {} has no GPU kernel", wtype));
+  if (file_bytes % uint64_t(file_block_bytes(wtype, *blk)) != 0)
+    throw InvalidArgument(fmt::format("{} bytes of weight type id {} are not whole blocks of {} bytes", file_bytes, wtype,
+                                      file_block_bytes(wtype, *blk)));
+  return *blk;
+}
+}  // namespace
+
+uint64_t ggml_gpu_bytes(int64_t wtype, uint64_t file_bytes) {
+  const GgmlBlockShape blk = checked_block(wtype, file_bytes);
+  return file_bytes / uint64_t(file_block_bytes(wtype, blk)) * uint64_t(blk.bytes);
+}
+
+void ggml_to_gpu_layout(int64_t wtype, std::span<const uint8_t> file, uint8_t* dst) {
+  const GgmlBlockShape blk = checked_block(wtype, file.size());
+  const size_t fb = size_t(file_block_bytes(wtype, blk)), gb = size_t(blk.bytes);
+  if (fb == gb) {
+    std::memcpy(dst, file.data(), file.size());
+    return;
+  }
+  for (size_t i = 0, n = file.size() / fb; i < n; ++i) {
+    std::memcpy(dst + i * gb, file.data() + i * fb, fb);
+    std::memset(dst + i * gb + fb, 0, gb - fb);
+  }
+}
+
+std::vector<uint8_t> ggml_to_gpu_layout(int64_t wtype, std::span<const uint8_t> file) {
+  std::vector<uint8_t> out(size_t(ggml_gpu_bytes(wtype, file.size())));
+  ggml_to_gpu_layout(wtype, file, out.data());
+  return out;
 }
 
 std::vector<GgmlRowChunk> ggml_row_chunks(int64_t rows, uint64_t row_bytes, uint64_t max_binding_bytes) {
