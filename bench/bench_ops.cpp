@@ -35,6 +35,7 @@
 #include "graph/executable.h"
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
+#include "ops/linear/linear_ggml.h"
 #include "webgpu/device.h"
 #include "webgpu/tuning.h"
 
@@ -194,20 +195,17 @@ std::vector<uint32_t> block_words(uint64_t bytes) {
   return words;
 }
 
-// Elements and bytes per block in the GPU layout (ops::ggml_gpu_block: Q6_K's 210-byte blocks padded to 212), and
-// the name, of the block types benchmarked here (src/formats/ggml_blocks.h).
+// Elements and bytes per block in the GPU layout (ops::ggml_gpu_block: Q6_K's 210-byte blocks padded), and the
+// name, of the block types benchmarked here (src/formats/ggml_blocks.h).
 struct BenchBlock {
   int64_t elems, bytes;
   const char* name;
 };
 BenchBlock bench_block(int64_t type) {
-  switch (type) {
-    case 6: return {32, 22, "Q5_0"};
-    case 8: return {32, 34, "Q8_0"};
-    case 12: return {256, 144, "Q4_K"};
-    case 14: return {256, 212, "Q6_K"};
-    default: throw std::invalid_argument(fmt::format("bench_ops: block type {} not benchmarked", type));
-  }
+  const char* name = type == 6 ? "Q5_0" : type == 8 ? "Q8_0" : type == 12 ? "Q4_K" : type == 14 ? "Q6_K" : nullptr;
+  if (!name) throw std::invalid_argument(fmt::format("bench_ops: block type {} not benchmarked", type));
+  const ops::GgmlBlockShape b = *ops::ggml_gpu_block(type);
+  return {b.elems, b.bytes, name};
 }
 
 void BM_GemvGgml(benchmark::State& st) {
