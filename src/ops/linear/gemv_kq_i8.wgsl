@@ -127,6 +127,7 @@ fn chunk_k45_i8(wt : u32, boff : u32, c : u32, kb : u32) {
 // first element: run r is words 4 lh .. 4 lh + 3 of x block kb0 + 4 h + r.
 // The GPU's 212-byte blocks make every word_at here an aligned load; plain w[o / 4] loads measured slower on the
 // H100 for the 1B's Q6_K LM head (2048 x 128256: 262 -> 351 us per call, run 37b), so the word_at form stays.
+// 224-byte blocks with vec4 loads (5 per chunk and row instead of 15) gained nothing there (run 37d).
 fn chunk_q6k_i8(boff : u32, c : u32, kb0 : u32) {
   let h = c / 2u;
   let lh = c % 2u;
