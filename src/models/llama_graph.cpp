@@ -129,8 +129,7 @@ class Builder {
         std::memset(buf.get() + at, 0, next - at);
         at = next;
       }
-      ops::ggml_to_gpu_layout(int64_t(parts[i]->type), parts[i]->data, buf.get() + at);
-      at += size_t(ops::ggml_gpu_bytes(int64_t(parts[i]->type), parts[i]->data.size()));
+      at += size_t(ops::ggml_to_gpu_layout(int64_t(parts[i]->type), parts[i]->data, buf.get() + at));
     }
     std::memset(buf.get() + at, 0, bytes - at);
     return ConstantData{buf.get(), bytes, buf};

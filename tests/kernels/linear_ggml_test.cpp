@@ -234,6 +234,9 @@ TEST(GgmlGpuLayout, Q6KPaddedOthersUnchanged) {
   ASSERT_EQ(g.size(), 3u * 212u);
   EXPECT_EQ(ops::ggml_gpu_bytes(14, q6.size()), 636u);
   EXPECT_EQ(ops::ggml_gpu_block(14)->bytes, 212);
+  std::vector<uint8_t> into(636, 0xFF);
+  EXPECT_EQ(ops::ggml_to_gpu_layout(14, q6, into.data()), 636u);  // the bytes it wrote
+  EXPECT_EQ(into, g);
   for (size_t b = 0; b < 3; ++b) {
     EXPECT_TRUE(std::equal(g.begin() + long(b * 212), g.begin() + long(b * 212 + 210), q6.begin() + long(b * 210))) << b;
     EXPECT_EQ(g[b * 212 + 210], 0u) << b;

@@ -203,9 +203,9 @@ fn chunk_k45(wt : u32, boff : u32, c : u32, x4 : u32) {
 }
 
 // Q6_K (u8 ql[128], u8 qh[64], i8 scales[16], f16 d; 210 bytes padded to 212 on the GPU, so every block and
-// every word of it is 4-byte aligned and loads as one word: lavapipe K 2048 x N 8192, 7.5 -> 5.5 ms): chunk c = (h, lh) = (c / 2,
-// c % 2) takes l = 16 lh .. 16 lh + 15 of half h for the 4 runs r: element 128 h + 32 r + l has low bits
-// ql[64 h + l + 32 (r & 1)] >> 4 (r >> 1), high bits qh[32 h + l] >> 2 r, scale scales[8 h + 2 r + lh].
+// every word of it is 4-byte aligned and loads as one word: lavapipe K 2048 x N 8192, 7.5 -> 5.5 ms): chunk
+// c = (h, lh) = (c / 2, c % 2) takes l = 16 lh .. 16 lh + 15 of half h for the 4 runs r: element 128 h + 32 r + l
+// has low bits ql[64 h + l + 32 (r & 1)] >> 4 (r >> 1), high bits qh[32 h + l] >> 2 r, scale scales[8 h + 2 r + lh].
 fn chunk_q6k(boff : u32, c : u32, x4blk : u32) {
   let h = c / 2u;
   let lh = c % 2u;

@@ -124,17 +124,18 @@ uint64_t ggml_gpu_bytes(int64_t wtype, uint64_t file_bytes) {
   return file_bytes / uint64_t(file_block_bytes(wtype, blk)) * uint64_t(blk.bytes);
 }
 
-void ggml_to_gpu_layout(int64_t wtype, std::span<const uint8_t> file, uint8_t* dst) {
+uint64_t ggml_to_gpu_layout(int64_t wtype, std::span<const uint8_t> file, uint8_t* dst) {
   const GgmlBlockShape blk = checked_block(wtype, file.size());
-  const size_t fb = size_t(file_block_bytes(wtype, blk)), gb = size_t(blk.bytes);
+  const size_t fb = size_t(file_block_bytes(wtype, blk)), gb = size_t(blk.bytes), n = file.size() / fb;
   if (fb == gb) {
     std::memcpy(dst, file.data(), file.size());
-    return;
+    return file.size();
   }
-  for (size_t i = 0, n = file.size() / fb; i < n; ++i) {
+  for (size_t i = 0; i < n; ++i) {
     std::memcpy(dst + i * gb, file.data() + i * fb, fb);
     std::memset(dst + i * gb + fb, 0, gb - fb);
   }
+  return uint64_t(n * gb);
 }
 
 std::vector<uint8_t> ggml_to_gpu_layout(int64_t wtype, std::span<const uint8_t> file) {

@@ -25,10 +25,10 @@ std::optional<GgmlBlockShape> ggml_gpu_block(int64_t wtype);
 // Every Q6_K block then starts on a u32 word, so its kernels load each word once instead of funnelling two words
 // for every other block (lavapipe, K 2048 x N 8192 GEMV, 1 row of x: 7.5 -> 5.5 ms); the footprint grows by 1%.
 // ggml_gpu_bytes: the GPU size of `file_bytes` bytes of whole blocks of wtype. ggml_to_gpu_layout: writes that
-// many bytes to dst from `file` (whole blocks in the file's layout). Both throw InvalidArgument for a type
-// ggml_gpu_block() does not list or a size that is not whole blocks. Any thread.
+// many bytes to dst from `file` (whole blocks in the file's layout) and returns their count. Both throw
+// InvalidArgument for a type ggml_gpu_block() does not list or a size that is not whole blocks. Any thread.
 uint64_t ggml_gpu_bytes(int64_t wtype, uint64_t file_bytes);
-void ggml_to_gpu_layout(int64_t wtype, std::span<const uint8_t> file, uint8_t* dst);
+uint64_t ggml_to_gpu_layout(int64_t wtype, std::span<const uint8_t> file, uint8_t* dst);
 std::vector<uint8_t> ggml_to_gpu_layout(int64_t wtype, std::span<const uint8_t> file);
 
 // Whether the layout-aware block GEMV (gemv_kq.wgsl: whole sub-blocks per invocation, each weight decoded once
