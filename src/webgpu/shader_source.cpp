@@ -49,6 +49,37 @@ void append(ExpandedSource& out, std::string_view file, std::string_view text, s
   }
 }
 
+// WGSL wants its directives (enable, requires, diagnostic) ahead of every declaration, while a prelude or an
+// include can put declarations first: moves each directive line to the front, in order, with its line origin.
+void hoist_directives(ExpandedSource& out) {
+  std::vector<std::string_view> rows;
+  for (size_t pos = 0; pos < out.text.size();) {
+    const size_t end = out.text.find('\n', pos);
+    rows.push_back(std::string_view(out.text).substr(pos, end - pos));
+    pos = end + 1;
+  }
+  auto directive = [](std::string_view l) {
+    l.remove_prefix(std::min(l.find_first_not_of(" \t"), l.size()));
+    return l.starts_with("enable ") || l.starts_with("requires ") || l.starts_with("diagnostic(") ||
+           l.starts_with("diagnostic (");
+  };
+  std::vector<size_t> order;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (directive(rows[i])) order.push_back(i);
+  if (order.empty() || order.back() + 1 == order.size()) return;  // none, or all already in front
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (!directive(rows[i])) order.push_back(i);
+  std::string text;
+  std::vector<SourceLine> lines;
+  for (size_t i : order) {
+    text.append(rows[i]);
+    text.push_back('\n');
+    lines.push_back(out.lines[i]);
+  }
+  out.text = std::move(text);
+  out.lines = std::move(lines);
+}
+
 }  // namespace
 
 ExpandedSource expand_inline(std::string_view label, std::string_view text) {
@@ -56,6 +87,7 @@ ExpandedSource expand_inline(std::string_view label, std::string_view text) {
   out.name = std::string(label);
   std::set<std::string> seen{std::string(label)};
   append(out, label, text, seen);
+  hoist_directives(out);
   return out;
 }
 
@@ -68,6 +100,7 @@ ExpandedSource expand(std::string_view path, std::span<const std::string> prelud
   for (const std::string& f : prelude)
     if (seen.insert(f).second) append(out, f, embedded(f), seen);
   if (seen.insert(std::string(path)).second) append(out, path, embedded(path), seen);
+  hoist_directives(out);
   return out;
 }
 

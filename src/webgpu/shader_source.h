@@ -3,7 +3,8 @@
 // Every .wgsl file under src/ is compiled into the binary and looked up by its path relative to src/,
 // e.g. "ops/norm/rms_norm.wgsl". A line of the form `#include "common/x.wgsl"` is replaced by that file's
 // text (recursively, each file at most once). Because WGSL has no preprocessor, the expander keeps a line
-// map so a compile error is reported at the original file and line.
+// map so a compile error is reported at the original file and line. Directive lines (enable, requires,
+// diagnostic) move to the front of the expanded text, which WGSL requires, wherever a prelude or include put them.
 #pragma once
 #include <span>
 #include <string>

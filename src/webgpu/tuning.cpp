@@ -198,6 +198,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (o.sdpa_legacy) t.sdpa_legacy = *o.sdpa_legacy;
   if (o.sdpa_prefill_rpt) t.sdpa_prefill_rpt = *o.sdpa_prefill_rpt;
   if (o.sdpa_decode_kernel) t.sdpa_decode_kernel = *o.sdpa_decode_kernel;
+  if (o.sdpa_decode_lanes) t.sdpa_decode_lanes = f.subgroups ? *o.sdpa_decode_lanes : 0;
   if (o.sdpa_batched_decode_rows) t.sdpa_batched_decode_rows = *o.sdpa_batched_decode_rows;
   if (o.sdpa_prefill_split) {
     t.sdpa_prefill_split_min_chunk = (*o.sdpa_prefill_split)[0];
@@ -281,7 +282,10 @@ std::string Tuning::describe() const {
   s += fmt::format("attention: {}{}; split-KV decode from {} keys (chunks of multiples of {} keys, <= ~{} workgroups; combine "
                    "loops over <= {} splits); prefill chunk {} tokens\n",
                    sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash",
-                   sdpa_decode_kernel ? " (decode kernel where D % 4 == 0)" : "", sdpa_split_min_context,
+                   !sdpa_decode_kernel ? std::string()
+                   : sdpa_decode_lanes ? fmt::format(" (decode kernel where D % 4 == 0; on subgroups, {} lanes per key)", sdpa_decode_lanes)
+                                       : std::string(" (decode kernel where D % 4 == 0)"),
+                   sdpa_split_min_context,
                    sdpa_split_min_chunk, sdpa_split_target_workgroups, sdpa_combine_loop_splits, prefill_chunk);
   s += sdpa_batched_decode_rows > 0
            ? fmt::format("serving-batch attention: decode route up to {} rows (D % 4 == 0, no soft cap / window)\n",

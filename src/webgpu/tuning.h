@@ -158,6 +158,7 @@ struct TuningOverrides {
   std::optional<bool> sdpa_legacy;                // WGRT_SDPA = flash | legacy
   std::optional<uint32_t> sdpa_prefill_rpt;       // WGRT_SDPA_PREFILL = 0 | 1 | 2 | 4 (rows per invocation, 0: off)
   std::optional<bool> sdpa_decode_kernel;         // WGRT_SDPA_DECODE = 0 | 1
+  std::optional<uint32_t> sdpa_decode_lanes;      // WGRT_SDPA_DECODE_LANES = 0 | 1 | 2 | 4 | 8 | 16 | 32
   std::optional<int64_t> sdpa_batched_decode_rows;  // WGRT_SDPA_BATCHED = ROWS (0: the scores route always)
   std::optional<std::array<int64_t, 3>> sdpa_split;  // WGRT_SDPA_SPLIT = MIN_CONTEXT,MIN_CHUNK,TARGET_WORKGROUPS
   std::optional<std::array<int64_t, 2>> sdpa_prefill_split;  // WGRT_SDPA_PREFILL_SPLIT = MIN_CHUNK,TARGET_WORKGROUPS
@@ -284,6 +285,9 @@ struct Tuning {
   int64_t sdpa_prefill_split_min_chunk = 256;
   int64_t sdpa_prefill_split_target_workgroups = 0;
   bool sdpa_decode_kernel = true;            // decode (S == 1, D % 4 == 0) on sdpa_decode.wgsl, else sdpa_flash.wgsl
+  // ... and with this many lanes per key (> 0, adapters with subgroups) on sdpa_decode_sg.wgsl instead, where its
+  // shape rule holds (sdpa.cpp decode_sg_shape: fewer lanes where the subgroups or the head dim need it); 0: off.
+  uint32_t sdpa_decode_lanes = 0;
   // wgrt.sdpa_batched (the serving step, ops/attention/sdpa_batched.cpp): a call of R <= this many rows with
   // D % 4 == 0 and no soft cap / window takes the decode route (sdpa_batched_decode.wgsl: each row a decode query
   // of its slot, the G query heads of a kv head sharing K/V loads, keys split by the sdpa_split_* rule from the

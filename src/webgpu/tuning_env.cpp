@@ -172,6 +172,12 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     if (!l) bad("WGRT_SDPA_DECODE", *v, "0 or 1");
     o.sdpa_decode_kernel = (*l)[0] == 1;
   }
+  if (auto v = get("WGRT_SDPA_DECODE_LANES")) {
+    auto l = parse_list(*v, 1, 1, 32);
+    if (!l || ((*l)[0] & ((*l)[0] - 1)) != 0)
+      bad("WGRT_SDPA_DECODE_LANES", *v, "0 (off) or a power of two up to 32 (lanes per key of the subgroup decode kernel)");
+    o.sdpa_decode_lanes = uint32_t((*l)[0]);
+  }
   if (auto v = get("WGRT_SDPA_BATCHED")) {
     auto l = parse_list(*v, 1, 1, uint64_t(1) << 30);
     if (!l) bad("WGRT_SDPA_BATCHED", *v, "a row count up to which the serving batch takes the decode attention (0 = off)");

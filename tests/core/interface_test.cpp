@@ -3,6 +3,7 @@
 // op's bindings and uniform structs against it. Each kind of mismatch is broken on purpose (binding count, kind,
 // access, uniform size, member offset) and its message must name the kernel, the binding or member, and both
 // sides. Every built-in kernel must reflect cleanly.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -11,6 +12,7 @@
 #include "graph/executable.h"
 #include "graph/op_builder.h"
 #include "graph/op_registry.h"
+#include "webgpu/pipeline_cache.h"
 #include "webgpu/shader_source.h"
 #include "webgpu/wgsl_reflect.h"
 #include "wgrt/error.h"
@@ -162,6 +164,81 @@ TEST(ShaderSource, PreludeComesFirstOnceUnderTheKernelsName) {
     FAIL() << "expected InvalidArgument";
   } catch (const InvalidArgument& err) {
     EXPECT_NE(std::string(err.what()).find("kv_f8.wgsl"), std::string::npos) << err.what();
+  }
+}
+
+// WGSL wants its directives (enable, requires, diagnostic) before any declaration: the expander moves each
+// directive line to the front, in order, keeping its origin for locate(); everything else keeps its order. Comments,
+// names that start with "enable" and @diagnostic attributes are not directives. A source whose directives already
+// come first is unchanged; so a kernel that enables subgroups compiles behind a prelude or an include.
+TEST(ShaderSource, DirectivesMoveToTheFrontWithTheirOrigin) {
+  const shaders::ExpandedSource e = shaders::expand_inline("test/hoist.wgsl",
+                                                           "// header\n"
+                                                           "const A : u32 = 1u;\n"
+                                                           "enable subgroups;\n"
+                                                           "// enable f16;\n"
+                                                           "  requires readonly_and_readwrite_storage_textures;\n"
+                                                           "const enabled : u32 = 2u;\n"
+                                                           "diagnostic(off, subgroup_uniformity);\n"
+                                                           "@diagnostic(off, derivative_uniformity) fn f() {}");
+  EXPECT_EQ(e.text,
+            "enable subgroups;\n"
+            "  requires readonly_and_readwrite_storage_textures;\n"
+            "diagnostic(off, subgroup_uniformity);\n"
+            "// header\n"
+            "const A : u32 = 1u;\n"
+            "// enable f16;\n"
+            "const enabled : u32 = 2u;\n"
+            "@diagnostic(off, derivative_uniformity) fn f() {}\n");
+  ASSERT_EQ(e.lines.size(), 8u);
+  const int origin[] = {3, 5, 7, 1, 2, 4, 6, 8};
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(e.locate(i + 1), fmt::format("test/hoist.wgsl:{}", origin[i])) << i;
+
+  // (The expander ends every line with '\n', the last one too.)
+  const std::string first = "enable subgroups;\ndiagnostic(off, subgroup_uniformity);\nconst A : u32 = 1u;";
+  const shaders::ExpandedSource same = shaders::expand_inline("test/first.wgsl", first);
+  EXPECT_EQ(same.text, first + "\n");
+  ASSERT_EQ(same.lines.size(), 3u);
+  for (int i = 1; i <= 3; ++i) EXPECT_EQ(same.locate(i), fmt::format("test/first.wgsl:{}", i));
+
+  // Behind an include: the directive from line 2 goes first, the included file follows from its line 1.
+  const std::string f16 = "ops/kv_cache/kv_f16.wgsl";
+  const shaders::ExpandedSource inc =
+      shaders::expand_inline("test/inc.wgsl", "#include \"" + f16 + "\"\nenable subgroups;\nconst B : u32 = 3u;\n");
+  EXPECT_EQ(inc.text.substr(0, inc.text.find('\n')), "enable subgroups;");
+  EXPECT_EQ(inc.locate(1), "test/inc.wgsl:2");
+  EXPECT_EQ(inc.locate(2), f16 + ":1");
+
+  // Behind a prelude (KernelSpec::prelude): the subgroup decode kernel's two directives, then the prelude.
+  const std::string k = "ops/attention/sdpa_decode_sg.wgsl";
+  const shaders::ExpandedSource pre = shaders::expand(k, std::vector<std::string>{f16});
+  EXPECT_EQ(pre.text.substr(0, pre.text.find("\n//")), "enable subgroups;\ndiagnostic(off, subgroup_uniformity);");
+  EXPECT_EQ(pre.locate(1), k + ":1");
+  EXPECT_EQ(pre.locate(2), k + ":2");
+  EXPECT_EQ(pre.locate(3), f16 + ":1");
+  if (!gpu().has_subgroups()) return;
+  webgpu::KernelSpec spec{k, "main", {{"HB", 4}, {"D4", 16}, {"DS", 4}, {"U", 4}}, {}, {f16}};
+  EXPECT_NO_THROW(gpu().pipelines().get(spec));
+  spec = webgpu::KernelSpec{};
+  spec.shader = "test/inc_sg.wgsl";
+  spec.inline_source = "#include \"" + f16 + "\"\nenable subgroups;\n" +
+                       "@group(0) @binding(0) var<storage, read_write> o : array<u32>;\n"
+                       "@compute @workgroup_size(64)\nfn main(@builtin(local_invocation_index) i : u32) {\n"
+                       "  o[i] = subgroupAdd(kv_word(1.0, 2.0));\n}\n";
+  EXPECT_NO_THROW(gpu().pipelines().get(spec));
+}
+
+// A compile error behind a moved directive is still reported at its own file and line.
+TEST(ShaderSource, CompileErrorsKeepTheirLineAfterHoisting) {
+  webgpu::KernelSpec spec;
+  spec.shader = "test/hoist_broken.wgsl";
+  spec.inline_source = "const A : u32 = 1u;\ndiagnostic(off, derivative_uniformity);\n@compute @workgroup_size(1)\n"
+                       "fn main() {\n  let x : u32 = 1.5;\n}\n";
+  try {
+    gpu().pipelines().get(spec);
+    FAIL() << "expected a WGSL compile error";
+  } catch (const GpuError& e) {
+    EXPECT_NE(std::string(e.what()).find("test/hoist_broken.wgsl:5:"), std::string::npos) << e.what();
   }
 }
 

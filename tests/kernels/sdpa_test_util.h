@@ -1,6 +1,7 @@
-// The llama.sdpa_with_kv_cache test fixture shared by sdpa_test.cpp and sdpa_decode_test.cpp: a graph of
-// [optional cache fill] + sdpa_with_kv_cache with input_pos a live SymInt, a CPU mirror of the caches for the
-// double-precision reference (reference/attention_ref.h), and tuning scopes for the split-KV rule and routes.
+// The llama.sdpa_with_kv_cache test fixture shared by sdpa_test.cpp, sdpa_decode_test.cpp and
+// sdpa_decode_sg_test.cpp: a graph of [optional cache fill] + sdpa_with_kv_cache with input_pos a live SymInt, a CPU
+// mirror of the caches for the double-precision reference (reference/attention_ref.h), and tuning scopes for the
+// split-KV rule and routes.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -155,6 +156,12 @@ struct Sdpa {
   // The decode kernel (sdpa_decode.wgsl) ran, and its merge of the key splits.
   bool decode_active() const { return active("sdpa_decode.wgsl:main"); }
   bool decode_merge_active() const { return active("sdpa_decode.wgsl:combine"); }
+  // The subgroup decode kernel (sdpa_decode_sg.wgsl, tuning sdpa_decode_lanes) ran instead of sdpa_decode.wgsl's
+  // main; the graph has it (built where the policy asked for it and its shape rule held).
+  bool decode_sg_active() const { return active("ops/attention/sdpa_decode_sg.wgsl:main"); }
+  bool decode_sg_built() const {
+    return exe->dump().find("ops/attention/sdpa_decode_sg.wgsl:main") != std::string::npos;
+  }
   // Keys split across workgroups: sdpa_flash.wgsl's combine or sdpa_decode.wgsl's merge ran.
   bool split_active() const { return active("sdpa_flash.wgsl:combine") || decode_merge_active(); }
 };

@@ -91,6 +91,30 @@ uint64_t prefill_workgroup_bytes(uint64_t rpt, int64_t D, bool vtile) {
   return 16 * (br * qst + 32 * std::max<uint64_t>(qst, 17) + (vtile ? 32 * uint64_t(D / 4) : 0)) + 4 * br * 8;
 }
 
+// sdpa_decode_sg.wgsl's shape (0 lanes: it does not apply). Lanes per key: the policy's (sdpa_decode_lanes), at
+// most the adapter's smallest subgroup, halved until they divide D/4. Keys per lane per step: up to 8, at most a
+// group's share of the smallest split chunk, within its register arrays (HB * VPL <= 16 q / acc vec4; U * VPL <=
+// 16 K and V loads of an f16 cache, 8 of an f32 one; U * HB <= 32 scores). Its workgroup memory holds
+// (128 / smallest subgroup) subgroup states of HB * D/4 vec4 (<= 1024) and HB (m, l) pairs (<= 256).
+struct DecodeSgShape {
+  uint32_t lanes = 0, keys = 0;
+};
+DecodeSgShape decode_sg_shape(const webgpu::Tuning& tu, const webgpu::DeviceFacts& f, int64_t heads, int64_t D,
+                              bool f16_cache) {
+  if (tu.sdpa_decode_lanes == 0 || !f.subgroups || f.subgroup_min == 0 || f.subgroup_min > 128 || D % 4 != 0) return {};
+  const int64_t d4 = D / 4;
+  int64_t lanes = std::min<int64_t>(tu.sdpa_decode_lanes, f.subgroup_min);
+  while (lanes > 1 && d4 % lanes != 0) lanes /= 2;
+  const int64_t vpl = d4 / lanes, subgroups = 128 / int64_t(f.subgroup_min);
+  if (heads * vpl > 16 || subgroups * heads * d4 > 1024 || subgroups * heads > 256) return {};
+  // A split's chunk (a multiple of sdpa_split_min_chunk keys) spread over the 128 / lanes key groups: no more keys
+  // per step than a group has in the smallest chunk.
+  const int64_t per_group = std::max<int64_t>(tu.sdpa_split_min_chunk / (128 / lanes), 1);
+  const int64_t keys = std::min<int64_t>({8, (f16_cache ? 16 : 8) / vpl, 32 / heads, per_group});
+  if (keys < 1) return {};
+  return {uint32_t(lanes), uint32_t(keys)};
+}
+
 struct FlashPlan {
   int route;
   int64_t blocks, nsplit, chunk, workgroups;
@@ -163,7 +187,8 @@ void build_sdpa(OpBuilder& b, bool ext) {
     if (i != KC && i != VC) b.check_dtype(i, DType::F32);
     b.check_rank(i, 4, 4);
   }
-  const std::vector<std::string> kv = kv_prelude(check_kv_cache_dtype(b, KC, VC));
+  const DType kv_dtype = check_kv_cache_dtype(b, KC, VC);
+  const std::vector<std::string> kv = kv_prelude(kv_dtype);
   b.check_dtype(OUT, DType::F32);
   const Dims& q = b.tensor(Q).dims;
   const Dims& kc = b.tensor(KC).dims;
@@ -243,11 +268,23 @@ void build_sdpa(OpBuilder& b, bool ext) {
   const bool decode_ok = !ext && D % 4 == 0;
   const int64_t decode_heads = std::min<int64_t>(q[2] / k[2], kDecodeMaxHeads);
   UniformRef decode_params{};
-  DispatchRef decode_main{}, decode_merge{};
+  DispatchRef decode_main{}, decode_merge{}, decode_sg{};
   if (decode_ok) {
     const std::string dec = "ops/attention/sdpa_decode.wgsl";
     decode_params = b.uniform<SdpaDecodeParams>();
     decode_main = b.dispatch({dec, "main", {{"HB", double(decode_heads)}, {"D4", double(D / 4)}}, {}, kv},
+                             {t(Q), t(KC), t(VC), partials, t(OUT), decode_params}, kRouteDecode);
+    // The subgroup kernel (sdpa_decode_sg.wgsl) where the policy asks for it at build and its shape rule holds;
+    // the resize hook runs it instead of decode_main while the policy keeps it on (before the combine).
+    const DecodeSgShape sg = decode_sg_shape(build_tu, b.device().facts(), decode_heads, D, kv_dtype == DType::F16);
+    if (sg.lanes > 0)
+      decode_sg = b.dispatch({"ops/attention/sdpa_decode_sg.wgsl", "main",
+                              {{"HB", double(decode_heads)},
+                               {"D4", double(D / 4)},
+                               {"DS", double(sg.lanes)},
+                               {"U", double(sg.keys)}},
+                              {},
+                              kv},
                              {t(Q), t(KC), t(VC), partials, t(OUT), decode_params}, kRouteDecode);
     decode_merge = b.dispatch({dec, "combine", {{"COMBINE_LOOP", double(build_tu.sdpa_combine_loop_splits)}}, {}, kv},
                               {t(Q), t(KC), t(VC), partials, t(OUT), decode_params}, kRouteDecode);
@@ -308,7 +345,9 @@ void build_sdpa(OpBuilder& b, bool ext) {
       SdpaDecodeParams dp{uint32_t(q[0]), p.hq, p.hkv, p.d / 4, uint32_t(pos + 1), p.c_max, p.chunk, p.nchunks,
                           p.blocks, scale, 0, 0};
       r.set_uniform(decode_params, dp);
-      r.set_workgroups(decode_main, on ? plan.workgroups : 0);
+      const bool sg_on = on && decode_sg.index >= 0 && tu.sdpa_decode_lanes > 0;
+      r.set_workgroups(decode_main, on && !sg_on ? plan.workgroups : 0);
+      if (decode_sg.index >= 0) r.set_workgroups(decode_sg, sg_on ? plan.workgroups : 0);
       r.set_workgroups(decode_merge, on && plan.nsplit > 1 ? uint64_t(q[0] * q[2]) : 0);
     }
   });
@@ -320,6 +359,7 @@ void register_attention_ops(OpRegistry& r) {
   const std::vector<std::string> kernels = {"ops/kv_cache/update_kv_cache.wgsl:main", "ops/attention/sdpa_flash.wgsl:main",
                                             "ops/attention/sdpa_flash.wgsl:combine", "ops/attention/sdpa.wgsl:main",
                                             "ops/attention/sdpa_decode.wgsl:main", "ops/attention/sdpa_decode.wgsl:combine",
+                                            "ops/attention/sdpa_decode_sg.wgsl:main",
                                             "ops/attention/sdpa_flash_prefill.wgsl:main",
                                             "ops/attention/sdpa_flash_prefill.wgsl:combine"};
   r.add({"llama.sdpa_with_kv_cache.default", [](OpBuilder& b) { build_sdpa(b, false); }, kernels, true});

@@ -17,6 +17,8 @@
 // (read_write, array<vec4<f32>>) and fn store_head(row : u32, c : u32, d4 : u32, sum : vec4<f32>, m : f32, l : f32).
 // Overrides: HB query heads per block, 1..8 (the host picks min(G, 8)); D4 = D / 4.
 
+#include "ops/attention/sdpa_decode_partials.wgsl"
+
 override HB : u32 = 4u;
 override D4 : u32 = 16u;      // head dim / 4 (a constant, so the K-row loop unrolls and its loads issue together)
 const WG : u32 = 128u;
@@ -142,15 +144,6 @@ fn decode_block(row0 : u32, nh : u32, kv0 : u32, ks : u32, t_begin : u32, t_end 
       store_head(row0 + i, c, d4, sum, mx, lsum);
     }
     workgroupBarrier();
-  }
-}
-
-// Writes split c's partial of query row `row` for vec4 dims d4 (partials layout above, D4 vec4 per row; row
-// stride `stride` splits, (m, l) rows from ml_base): the unnormalized sum and, from lane d4 == 0, (m, l).
-fn store_split(row : u32, stride : u32, c : u32, ml_base : u32, d4 : u32, sum : vec4<f32>, m : f32, l : f32) {
-  partials[(row * stride + c) * D4 + d4] = sum;
-  if (d4 == 0u) {
-    partials[ml_base + row * stride + c] = vec4<f32>(m, l, 0.0, 0.0);
   }
 }
 

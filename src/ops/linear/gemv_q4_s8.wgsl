@@ -30,7 +30,7 @@ diagnostic(off, subgroup_uniformity);
 #include "ops/linear/gemv_q4_bindings.wgsl"
 #include "ops/linear/gemv_q4_fuse.wgsl"
 #include "ops/linear/gemv_q4_xfix.wgsl"
-#include "ops/linear/gemv_subgroup.wgsl"
+#include "ops/common/subgroup_ids.wgsl"
 
 override RPT : u32 = 4u;  // rows per task, 1..8
 override U : u32 = 2u;    // vec4 loads per row per lane per step, 1..8; RPT * U <= 16

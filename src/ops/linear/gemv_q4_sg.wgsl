@@ -18,7 +18,7 @@ diagnostic(off, subgroup_uniformity);
 #include "ops/common/index.wgsl"
 #include "ops/linear/gemv_q4_bindings.wgsl"
 #include "ops/linear/q4_decode.wgsl"
-#include "ops/linear/gemv_subgroup.wgsl"
+#include "ops/common/subgroup_ids.wgsl"
 
 override RPT : u32 = 4u;  // rows per block, 1..8
 override BW : u32 = 8u;   // blocks per workgroup
