@@ -1,8 +1,8 @@
 // llama.sdpa_with_kv_cache's subgroup decode kernel (sdpa_decode_sg.wgsl: key groups of `lanes` subgroup lanes,
 // each lane a slice of the head dim, the dot products summed by shuffles; tuning sdpa_decode_lanes, at graph build
 // and at execute) against the double-precision reference (reference/attention_ref.h). Covers lanes 1, 2, 4 and 8
-// on GQA groups 1, 2, 4, 7 and 12 (two head blocks of 8 and 4), head dims 16, 32, 64 and 80 (lanes capped where
-// they must divide D/4; 5 vec4 per lane), B = 2, f32 caches on every shape and f16 caches on three, contexts 1, 63,
+// on GQA groups 1, 2, 3, 4, 7 and 12 (two head blocks of 8 and 4), head dims 16, 32, 64 and 80 (lanes capped where
+// they must divide D/4; 5 vec4 per lane), B = 2, f32 caches on every shape and f16 caches on four, contexts 1, 63,
 // 64, 65, 129, 257, 1000 and the last cache row under every split setting (default rule, never, chunks of 1 / 64 /
 // 300 keys), live-dim changes on one graph (a long split step then a short one: stale partials must not leak), the
 // fallback to sdpa_decode.wgsl (a shape the rule rejects, lanes 0 at build or at execute) and the
@@ -95,9 +95,9 @@ void check_lanes_shapes_contexts(DType kv) {
   const std::vector<int32_t> few_pos = {0, 64, 256, int32_t(C - 1)};
   // HB 4 (U 4, 8 keys per step on f16 at lanes 8); HB 7 (U 4); two head blocks of 8 and 4 (D/4 = 4 caps the lanes
   // at 4); one head of 5 vec4 per lane (U 1, 3 on f16; at lanes 2, 10 vec4: f16 only, U 1); HB 2 with D/4 = 8,
-  // which every lanes value fits.
+  // which every lanes value fits; SmolLM2-135M's HB 3 with D/4 = 16 (lanes 4 and 8; U 8 on f16 at lanes 8).
   const std::vector<Case> cases = {{2, 8, 2, 64, true, true}, {1, 7, 1, 32, true, false}, {1, 12, 1, 16, false, false},
-                                   {1, 2, 2, 80, false, true}, {2, 4, 2, 32, false, true}};
+                                   {1, 2, 2, 80, false, true}, {2, 4, 2, 32, false, true}, {1, 9, 3, 64, false, true}};
   for (uint32_t lanes : {1u, 2u, 4u, 8u}) {
     int sg_shapes = 0;
     for (const Case& c : cases) {
