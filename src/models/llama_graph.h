@@ -13,8 +13,9 @@
 // Weights (WeightPolicy::Auto): Q4_0 matrices become q4gsw constants (et_vk.linear_q4gsw / embedding_q4gsw);
 // matrices of the types ops::ggml_gpu_block() lists (ops/linear/linear_ggml.h) are uploaded as the file's blocks
 // (in their GPU layout, ops::ggml_to_gpu_layout: Q6_K's padded to 212 bytes) and decoded inside wgrt.linear_ggml /
-// wgrt.embedding_ggml. Every other type ggml_type_decodable() accepts, and every vector, is dequantized to f32 at load (interim for matrices: 4 bytes per weight on the
-// GPU; LlamaGraph::widened_* say how much that costs). WeightPolicy::F32 dequantizes everything.
+// wgrt.embedding_ggml. Every other type ggml_type_decodable() accepts, and every vector, is dequantized to f32 at
+// load (interim for matrices: 4 bytes per weight on the GPU; LlamaGraph::widened_* say how much that costs).
+// WeightPolicy::F32 dequantizes everything.
 // RoPE tables include the file's frequency scaling (models/rope_scaling.h); sliding-window layers get their own.
 // Family switches (LlamaConfig): embd_scale -> wgrt.scale after the embedding; post_norms -> rms_norm of the
 // attention and FFN outputs before their residual adds; gelu_ffn -> GeGLU (wgrt.geglu) instead of SwiGLU;

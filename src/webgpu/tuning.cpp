@@ -283,8 +283,10 @@ std::string Tuning::describe() const {
                    "loops over <= {} splits); prefill chunk {} tokens\n",
                    sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash",
                    !sdpa_decode_kernel ? std::string()
-                   : sdpa_decode_lanes ? fmt::format(" (decode kernel where D % 4 == 0; on subgroups, {} lanes per key)", sdpa_decode_lanes)
-                                       : std::string(" (decode kernel where D % 4 == 0)"),
+                   : sdpa_decode_lanes
+                       ? fmt::format(" (decode kernel where D % 4 == 0; on subgroups, {} lanes per key)",
+                                     sdpa_decode_lanes)
+                       : std::string(" (decode kernel where D % 4 == 0)"),
                    sdpa_split_min_context,
                    sdpa_split_min_chunk, sdpa_split_target_workgroups, sdpa_combine_loop_splits, prefill_chunk);
   s += sdpa_batched_decode_rows > 0

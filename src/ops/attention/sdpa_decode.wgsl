@@ -15,14 +15,6 @@
 #include "ops/attention/sdpa_decode_bindings.wgsl"
 #include "ops/attention/sdpa_decode_body.wgsl"
 
-fn store_head(row : u32, c : u32, d4 : u32, sum : vec4<f32>, m : f32, l : f32) {
-  if (p.nsplit == 1u) {
-    out[row * D4 + d4] = sum / l;
-  } else {
-    store_split(row, p.nsplit, c, p.batches * p.hq * p.nsplit * D4, d4, sum, m, l);
-  }
-}
-
 @compute @workgroup_size(128)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {

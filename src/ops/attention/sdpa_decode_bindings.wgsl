@@ -1,6 +1,8 @@
 // The bindings and Params of llama.sdpa_with_kv_cache's decode kernels (sdpa_decode.wgsl, sdpa_decode_sg.wgsl;
 // the host's SdpaDecodeParams in sdpa.cpp). Layouts (row-major): q, out [B, 1, Hq, D] as vec4; k_cache, v_cache
 // [B, C_max, Hkv, D] as KvVec4 (the prelude kv_f32.wgsl or kv_f16.wgsl); partials: sdpa_decode_partials.wgsl.
+// The includer declares the override D4 (head dim / 4).
+#include "ops/attention/sdpa_decode_partials.wgsl"
 @group(0) @binding(0) var<storage, read> q : array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> k_cache : array<KvVec4>;
 @group(0) @binding(2) var<storage, read> v_cache : array<KvVec4>;
@@ -52,4 +54,14 @@ fn decode_work(w : u32, hb : u32, d4n : u32) -> DecodeWork {
   o.t_begin = o.c * p.chunk;
   o.t_end = min(o.t_begin + p.chunk, p.ctx);
   return o;
+}
+
+// Query row `row`'s result for vec4 dims d4 from split c (unnormalized sum, max m, sum l): out = sum / l when the
+// keys are not split, else the split's partial (sdpa_decode_partials.wgsl) for the combine dispatch.
+fn store_head(row : u32, c : u32, d4 : u32, sum : vec4<f32>, m : f32, l : f32) {
+  if (p.nsplit == 1u) {
+    out[row * D4 + d4] = sum / l;
+  } else {
+    store_split(row, p.nsplit, c, p.batches * p.hq * p.nsplit * D4, d4, sum, m, l);
+  }
 }

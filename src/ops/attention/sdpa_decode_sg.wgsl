@@ -14,8 +14,8 @@ diagnostic(off, subgroup_uniformity);
 //     the group gets the same sums);
 //   online softmax: each lane keeps the group's running max m and sum l per head and acc for its dims.
 // The key loop has no workgroup memory and no barrier. Then the groups merge: within a subgroup by butterfly
-// shuffles, across subgroups through workgroup memory (one barrier), and lanes (head, d4) store the head's sum:
-// out = acc / l (nsplit == 1) or the split's partial (sdpa_decode_partials.wgsl), as sdpa_decode.wgsl does.
+// shuffles, across subgroups through workgroup memory (one barrier), and lanes (head, d4) store the head's sum
+// through store_head (sdpa_decode_bindings.wgsl), as sdpa_decode.wgsl does.
 // Needs every invocation active at the shuffles (128 is a multiple of the subgroup size) and subgroups of >= DS
 // lanes; bounds the host checks (sdpa.cpp): HB * VPL <= 16, U * VPL <= 16, U * HB <= 32, and (128 / the smallest
 // subgroup size) * HB * D4 <= 1024 (Xs).
@@ -24,7 +24,6 @@ diagnostic(off, subgroup_uniformity);
 #include "ops/common/index.wgsl"
 #include "ops/common/subgroup_ids.wgsl"
 #include "ops/attention/sdpa_decode_bindings.wgsl"
-#include "ops/attention/sdpa_decode_partials.wgsl"
 
 override HB : u32 = 4u;
 override D4 : u32 = 16u;
@@ -46,14 +45,6 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   if (!wk.live) {
     return;  // uniform per workgroup
   }
-  let c = wk.c;
-  let row0 = wk.row0;
-  let nh = wk.nh;
-  let kv0 = wk.kv0;
-  let ks = wk.ks;
-  let t_begin = wk.t_begin;
-  let t_end = wk.t_end;
-
   let ids = subgroup_ids();
   let lane = ids.lane % DS;
   let grp = ids.sgi * (ids.lanes / DS) + ids.lane / DS;
@@ -64,7 +55,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   var m : array<f32, 8>;
   var l : array<f32, 8>;
   for (var i = 0u; i < HB; i++) {
-    let qrow = (row0 + select(0u, i, i < nh)) * D4 + lane;
+    let qrow = (wk.row0 + select(0u, i, i < wk.nh)) * D4 + lane;
     for (var v = 0u; v < VPL; v++) {
       qv[i * VPL + v] = q[qrow + v * DS] * p.scale;
       acc[i * VPL + v] = vec4<f32>(0.0);
@@ -73,16 +64,16 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
     l[i] = 0.0;
   }
 
-  let per_group = (t_end - t_begin + NG - 1u) / NG;  // keys of the busiest group (uniform)
+  let per_group = (wk.t_end - wk.t_begin + NG - 1u) / NG;  // keys of the busiest group (uniform)
   for (var j0 = 0u; j0 < per_group; j0 += U) {
     // The step's K and V loads, issued together (a key past the range reads the last one, weight 0).
     var kr : array<KvVec4, 16>;  // [U][VPL]
     var vr : array<KvVec4, 16>;
     var ok : array<bool, 8>;
     for (var u = 0u; u < U; u++) {
-      let t = t_begin + grp + NG * (j0 + u);
-      ok[u] = t < t_end;
-      let base = kv0 + min(t, t_end - 1u) * ks + lane;
+      let t = wk.t_begin + grp + NG * (j0 + u);
+      ok[u] = t < wk.t_end;
+      let base = wk.kv0 + min(t, wk.t_end - 1u) * wk.ks + lane;
       for (var v = 0u; v < VPL; v++) {
         kr[u * VPL + v] = k_cache[base + v * DS];
         vr[u * VPL + v] = v_cache[base + v * DS];
@@ -154,7 +145,7 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
   }
   workgroupBarrier();
   let nsg = atomicLoad(&sg_next);
-  for (var e = lid; e < nh * D4; e += WG) {
+  for (var e = lid; e < wk.nh * D4; e += WG) {
     let i = e / D4;
     let d4 = e % D4;
     var mx = NEG_INF;
@@ -168,10 +159,6 @@ fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : v
       sum += Xs[(g * HB + i) * D4 + d4] * wgt;
       ls += Xl[g * HB + i] * wgt;
     }
-    if (p.nsplit == 1u) {
-      out[(row0 + i) * D4 + d4] = sum / ls;
-    } else {
-      store_split(row0 + i, p.nsplit, c, p.batches * p.hq * p.nsplit * D4, d4, sum, mx, ls);
-    }
+    store_head(wk.row0 + i, wk.c, d4, sum, mx, ls);
   }
 }

@@ -1,6 +1,7 @@
 // The subgroup numbering shared by the subgroup kernels (gemv_q4_sg.wgsl, gemv_q4_s8.wgsl, sdpa_decode_sg.wgsl).
-// Nothing assumes a subgroup size or layout: a lane's rank and the lane count come from subgroupExclusiveAdd / subgroupAdd, and each
-// subgroup draws its index from a workgroup counter (so indices are 0 .. subgroups - 1 in arrival order).
+// Nothing assumes a subgroup size or layout: a lane's rank and the lane count come from subgroupExclusiveAdd /
+// subgroupAdd, and each subgroup draws its index from a workgroup counter (so indices are 0 .. subgroups - 1 in
+// arrival order).
 // The includer enables `subgroups`; sg_next must start at 0 (workgroup memory is zeroed), and once every subgroup
 // has called subgroup_ids and a workgroupBarrier has passed, atomicLoad(&sg_next) is the subgroup count.
 
