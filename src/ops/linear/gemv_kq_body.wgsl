@@ -182,6 +182,11 @@ fn chunk_k45(wt : u32, boff : u32, c : u32, x4 : u32) {
     hi[i] = k4_scale_min(s, 2u * c + 1u, dd);
   }
   let qs = select(4u, 12u, q5) + 8u * c;
+  // The codes' dot products with x are summed per sub-block and scaled once at the end: sum_l (s q_l - m) x_l =
+  // s * dot(q, x) - m * sum(x), where sum(x) is shared by the RPT rows.
+  var dl : array<f32, 32>;  // [RPT][8]: dot(codes of sub-block 2c, x), at 8 i + m
+  var dh : array<f32, 32>;  // the same for sub-block 2c + 1
+  var sx : array<vec4<f32>, 8>;  // per row m of x: its sum over sub-block 2c (xy) and 2c + 1 (zw), vec2 partials
   for (var k = 0u; k < 8u; k++) {
     var wl : array<vec4<f32>, 4>;
     var wh : array<vec4<f32>, 4>;
@@ -194,11 +199,31 @@ fn chunk_k45(wt : u32, boff : u32, c : u32, x4 : u32) {
         ql |= (h & 0x01010101u) << 4u;
         qhh |= (h & 0x02020202u) << 3u;
       }
-      wl[i] = vec4<f32>(bytes4(ql)) * lo[i].x - lo[i].y;
-      wh[i] = vec4<f32>(bytes4(qhh)) * hi[i].x - hi[i].y;
+      wl[i] = vec4<f32>(bytes4(ql));
+      wh[i] = vec4<f32>(bytes4(qhh));
     }
-    fma_rows(wl, x4 + k);
-    fma_rows(wh, x4 + 8u + k);
+    var nl = vec4<f32>(1.0);
+    var nh = vec4<f32>(1.0);
+    if (NORM != 0u) {
+      nl = nw[x4 + k];
+      nh = nw[x4 + 8u + k];
+    }
+    for (var m = 0u; m < MB; m++) {
+      let xl = x[xoff[m] + x4 + k] * nl;
+      let xh = x[xoff[m] + x4 + 8u + k] * nh;
+      sx[m] += vec4<f32>(xl.xy + xl.zw, xh.xy + xh.zw);
+      for (var i = 0u; i < RPT; i++) {
+        dl[8u * i + m] += dot(wl[i], xl);
+        dh[8u * i + m] += dot(wh[i], xh);
+      }
+    }
+  }
+  for (var m = 0u; m < MB; m++) {
+    let sl = sx[m].x + sx[m].y;
+    let sh = sx[m].z + sx[m].w;
+    for (var i = 0u; i < RPT; i++) {
+      acc[8u * i + m] += lo[i].x * dl[8u * i + m] - lo[i].y * sl + hi[i].x * dh[8u * i + m] - hi[i].y * sh;
+    }
   }
 }
 
