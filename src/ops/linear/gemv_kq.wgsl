@@ -10,7 +10,9 @@
 // chunk's codes are read as whole u32 words (2-byte aligned formats funnel two words), its scales and mins are
 // decoded once, and every 4 codes become one vec4 of weights (w = d * sc * q - dmin * m), which is dotted with
 // the matching vec4 of x of each of the MB rows of this grid layer: the decode is paid once per weight, not
-// once per row of x, so the cost stays about flat in MB until the FMAs dominate.
+// once per row of x, so the cost stays about flat in MB until the FMAs dominate. The Q4_K / Q5_K f32 chunk
+// dots the raw codes instead and applies d * sc and dmin * m * sum(x) once per sub-block (lavapipe: 0.83x the
+// time; the same form was slower for Q6_K and the 32-element types, BENCHMARKS.md).
 //
 // Workgroup of 256 invocations = TR (8) row lanes x TK (32) k lanes; row lane r owns the RPT rows
 // wg * 8 RPT + r + 8 i (i < RPT) of W, whose chunks share each vec4 load of x; its k lanes take chunks t, t + 32,
