@@ -147,6 +147,10 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   t.ggml_gemv_narrow_n = f.cpu_adapter ? 0 : 4096;  // tuning.h: q/k/v, o and down of the small models on GPUs
   t.ggml_gemv_max_mb = f.cpu_adapter ? 4 : 8;        // tuning.h: the 8-row layers spill on lavapipe
   t.sdpa_prefill_max_d = f.cpu_adapter ? 64 : 128;
+  // Decode attention on sdpa_decode_sg.wgsl, 16 lanes per key, on GPUs with subgroups (H100, run 39s: 1B Q4_K_M
+  // tg128 at depth 2048 814 -> 899 tok/s, depth 128 925 -> 971; 0.5B Q4_K_M 735 -> 840 and 763 -> 866; lanes 8
+  // within 1% on the 1B, 1.5-2% slower on the 0.5B). CPU adapters keep sdpa_decode.wgsl (lavapipe: no gain in a model).
+  t.sdpa_decode_lanes = !f.cpu_adapter && f.subgroups ? 16 : 0;
   // Prefill chunk: on GPUs a 2048-token prompt in one execute (H100, run 35, 1B pp2048: Q4_0 19,179 tok/s against
   // 17,437 in chunks of 512 and 18,508 in chunks of 1024; Q4_K_M 16,590 / 14,101 / 15,669): the GEMMs take larger
   // tiles and each layer's attention runs once over the whole prompt. pp512 is unchanged. CPU adapters keep 512
