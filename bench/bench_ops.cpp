@@ -442,7 +442,7 @@ BENCHMARK(BM_Read)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->Arg(2048 * 2048 * 5 / 8)->Arg(2048 * 8192 * 5 / 8)->Arg(int64_t(2048) * 128256 * 5 / 8);
 BENCHMARK(BM_GemvGgml)->UseManualTime()->Unit(benchmark::kMicrosecond)
     ->ArgsProduct({{12, 14, 8}, {2048}, {8192}, {1, 2, 4, 8}, {3, 2, 1, 0}})
-    ->ArgsProduct({{12, 14}, {8192}, {2048}, {1}, {2}})     // ffn_down (several chunks per k lane)
+    ->ArgsProduct({{12, 14}, {8192}, {2048}, {1}, {2, 1}})  // ffn_down (several chunks per k lane)
     ->ArgsProduct({{14, 8}, {2048}, {128256}, {1}, {2, 1}})  // the LM heads of llama.cpp's Q4_K_M / Q4_0 1B files
     ->ArgsProduct({{6, 8}, {896}, {896, 128}, {1}, {2, 0}})    // Qwen2-0.5B's q / o and k / v (Q4_K_M's fallbacks)
     ->ArgsProduct({{12, 14}, {4864}, {896}, {1}, {2}});        // Qwen2-0.5B's ffn_down

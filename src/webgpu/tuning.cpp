@@ -146,6 +146,7 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   t.ggml_gemv_norm_rpt = f.cpu_adapter ? 0 : 4;  // tuning.h: the fused norm's gate/up on GPUs
   t.ggml_gemv_narrow_n = f.cpu_adapter ? 0 : 4096;  // tuning.h: q/k/v, o and down of the small models on GPUs
   t.ggml_gemv_max_mb = f.cpu_adapter ? 4 : 8;        // tuning.h: the 8-row layers spill on lavapipe
+  t.ggml_gemv_const_chunks = f.cpu_adapter ? 1 : 0;  // tuning.h: lavapipe's per-lane masks in the chunk loop
   t.sdpa_prefill_max_d = f.cpu_adapter ? 64 : 128;
   // Decode attention on sdpa_decode_sg.wgsl, 16 lanes per key, on GPUs with subgroups (H100, run 39s: 1B Q4_K_M
   // tg128 at depth 2048 814 -> 899 tok/s, depth 128 925 -> 971; 0.5B Q4_K_M 735 -> 840 and 763 -> 866; lanes 8

@@ -216,6 +216,11 @@ struct Tuning {
   // adapters 4: lavapipe, Llama-3.2-1B Q4_K_M, 8 rows of x in one layer of 8 took 3.2 s against 1.0 s for 4 rows
   // in one layer of 4 (the 8-row kernel's registers spill); 8 on GPUs.
   uint32_t ggml_gemv_max_mb = 8;
+  // CPU adapters 1: gemv_kq's chunk loop with a constant trip count (override KCH) where K holds exactly KCH * 32
+  // chunks of every type of the dispatch with KCH <= this. Lavapipe then emits code without per-lane execution
+  // masks: K 2048 x N 8192 Q4_K and Q6_K about 0.75x the time; at K 8192 (KCH 4) no gain was measured, so the
+  // policy stops at 1 (BENCHMARKS.md). 0: the loop over K always (GPUs).
+  uint32_t ggml_gemv_const_chunks = 0;
   // gemv_kq.wgsl's x: 0 f32; 1 int8 from a quantize_q8.wgsl pass per execute (the fused norm then its own
   // dispatch); 2 int8 quantized by each workgroup into workgroup memory (the fused norm inside; routes where it does
   // not fit take 1). Needs packed int8 dot products (without them the op keeps f32 x).

@@ -22,6 +22,7 @@
 #include "ops_a_test_util.h"
 #include "reference/ops_a_reference.h"
 #include "util/half.h"
+#include "webgpu/pipeline_cache.h"
 #include "wgrt/error.h"
 
 using namespace wgrt;
@@ -145,6 +146,35 @@ TEST(LinearGgml, BlockGemvEveryRowCount) {
           EXPECT_EQ(dump.find("gemv_kq.wgsl:main") != std::string::npos, rpt != 0) << what;
           for (int64_t M : {1, 2, 3, 5, 8, 11, 1}) check(r, M, N, K, ++seed, what + " M " + std::to_string(M));
         }
+    }
+  }
+}
+
+// The chunk loop of constant trip count (gemv_kq's override KCH, from the policy's ggml_gemv_const_chunks; CPU
+// adapters 1): Q4_K, Q6_K (the two K-quant chunk layouts) and Q8_0 (a 32-element type) at K of exactly 32 chunks per
+// row (one per k lane: K 2048 for the K-quants, 1024 for Q8_0) against the reference at M 1, 2, 5, 8. The same op is
+// built with the rule off first; the rule's build must then add pipelines (KCH 1) at 32 chunks, and none at 64 (KCH
+// 2, above the rule's 1) or 36 (not a whole number per lane), whose KCH stays 0.
+TEST(LinearGgml, ConstantChunksPerLane) {
+  uint32_t seed = 1300;
+  for (const TypeInfo& t : kTypes) {
+    if (t.type != GgmlType::Q4_K && t.type != GgmlType::Q6_K && t.type != GgmlType::Q8_0) continue;
+    const int64_t ce = ops::ggml_gpu_block(int64_t(t.type))->elems == 256 ? 64 : 32;
+    for (int64_t chunks : {32, 64, 36}) {
+      const int64_t K = chunks * ce, N = 13;
+      const std::string what = ggml_type_name(t.type) + " K " + std::to_string(K);
+      webgpu::Tuning off = f32_x_tuning(), on = f32_x_tuning();
+      off.ggml_gemv_const_chunks = 0;
+      on.ggml_gemv_const_chunks = 1;
+      {
+        webgpu::ScopedTuning scoped(gpu(), off);
+        GgmlLinear r0 = make(t, N, K, true, ++seed);
+      }
+      const size_t before = gpu().pipelines().pipeline_count();
+      webgpu::ScopedTuning scoped(gpu(), on);
+      GgmlLinear r = make(t, N, K, true, ++seed);
+      EXPECT_EQ(gpu().pipelines().pipeline_count() > before, chunks == 32) << what;
+      for (int64_t M : {1, 2, 5, 8}) check(r, M, N, K, ++seed, what + " M " + std::to_string(M));
     }
   }
 }

@@ -370,11 +370,21 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
     while (rope_epi && rpt[i] > 1 && !rope_fits(rpt[i])) rpt[i] /= 2;
     if (rope_epi && !rope_fits(rpt[i])) rope_epi = false;
   }
+  // gemv_kq's chunks per k lane as a constant (KCH) where K holds exactly KCH * 32 chunks of both types (chunks of 64
+  // elements for the K-quants, 32 for the others) and KCH is within the policy's ggml_gemv_const_chunks; else 0.
+  auto const_chunks = [&](int64_t wt, int64_t wt2) -> double {
+    int64_t kch = -1;
+    for (int64_t t : {wt, wt2}) {
+      const int64_t chunks = K / (t >= 12 ? 64 : 32), k = chunks % 32 == 0 ? chunks / 32 : 0;
+      kch = kch < 0 || kch == k ? k : 0;
+    }
+    return kch <= int64_t(b.device().tuning().ggml_gemv_const_chunks) ? double(kch) : 0.0;
+  };
   auto kq_spec = [&](int route, uint32_t xq, bool norm, int64_t wt, int64_t wt2) -> webgpu::KernelSpec {
     webgpu::KernelSpec k{"ops/linear/gemv_kq.wgsl", "main",
             {{"WTYPE", double(wt)}, {"WTYPE2", double(wt2)}, {"MB", double(block_rows[route])}, {"RPT", double(rpt[route])},
              {"NORM", norm ? 1.0 : 0.0}, {"EPI", gemv_glu ? 1.0 + fu.act : fu.res >= 0 ? 1.0 : 0.0},
-             {"XQ", double(xq)}, {"XB", xq == 2 ? double(K / 32) : 1.0}}, {}};
+             {"XQ", double(xq)}, {"XB", xq == 2 ? double(K / 32) : 1.0}, {"KCH", const_chunks(wt, wt2)}}, {}};
     if (rope_epi) {
       k.shader = "ops/linear/gemv_kq_rope.wgsl";
       for (auto& [name, v] : k.constants)
