@@ -21,7 +21,7 @@ override WTYPE2 : u32 = WTYPE;  // rows from p.n_split (workgroups from p.wg_spl
 override MB : u32 = 1u;   // rows of x per grid layer, 1..8
 override RPT : u32 = 1u;  // rows of W per invocation, 1..4; MB * RPT <= 16
 override XQ : u32 = 0u;   // 1: int8 x from a quantize pass, 2: int8 x staged here (gemv_kq_i8.wgsl)
-override KCH : u32 = 0u;  // chunks per k lane when every lane has exactly KCH (chunks); 0: any K
+override KCH : u32 = 0u;  // chunks per k lane where K holds exactly KCH * TK chunks (chunks()); 0: any K
 const TK = 32u;
 const TR = 8u;
 override PAD : u32 = 1u - min(MB * RPT / 9u, 1u);  // row padding of the reduction buffer (bank conflicts)
@@ -357,8 +357,8 @@ fn chunk_at(wt : u32, c : u32) {
 
 // The invocation's chunks (k lane t: chunks t, t + TK, ...) of its RPT rows of W, of weight type wt. KCH != 0 (the
 // host's promise that p.K holds exactly KCH * TK chunks of every type of the dispatch): a loop of constant trip
-// count, which lavapipe's compiler unrolls into code without per-lane execution masks (K 2048 x N 8192 Q4_K: 0.8x
-// the time); else the loop over c, whose trip count differs between lanes.
+// count, which lavapipe's compiler unrolls into code without per-lane execution masks (K 2048 x N 8192 Q4_K and
+// Q6_K: about 0.75x the time, BENCHMARKS.md); else the loop over c, whose trip count differs between lanes.
 fn chunks(wt : u32, t : u32) {
   if (KCH != 0u) {
     for (var j = 0u; j < KCH; j++) {

@@ -373,12 +373,12 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
   // gemv_kq's chunks per k lane as a constant (KCH) where K holds exactly KCH * 32 chunks of both types (chunks of 64
   // elements for the K-quants, 32 for the others) and KCH is within the policy's ggml_gemv_const_chunks; else 0.
   auto const_chunks = [&](int64_t wt, int64_t wt2) -> double {
-    int64_t kch = -1;
-    for (int64_t t : {wt, wt2}) {
-      const int64_t chunks = K / (t >= 12 ? 64 : 32), k = chunks % 32 == 0 ? chunks / 32 : 0;
-      kch = kch < 0 || kch == k ? k : 0;
-    }
-    return kch <= int64_t(b.device().tuning().ggml_gemv_const_chunks) ? double(kch) : 0.0;
+    auto per_lane = [&](int64_t t) {
+      const int64_t chunks = K / (t >= 12 ? 64 : 32);
+      return chunks % 32 == 0 ? chunks / 32 : 0;
+    };
+    const int64_t kch = per_lane(wt);
+    return kch == per_lane(wt2) && kch <= int64_t(b.device().tuning().ggml_gemv_const_chunks) ? double(kch) : 0.0;
   };
   auto kq_spec = [&](int route, uint32_t xq, bool norm, int64_t wt, int64_t wt2) -> webgpu::KernelSpec {
     webgpu::KernelSpec k{"ops/linear/gemv_kq.wgsl", "main",
