@@ -38,6 +38,7 @@ void Tuning::force_ggml_gemv_rpt(uint32_t rpt) {
   ggml_gemv_wide_rpt = 0;
   ggml_gemv_norm_rpt = 0;
   ggml_gemv_narrow_n = 0;
+  ggml_gemv_stream_rpt = rpt;
 }
 
 GemvQ4Shape Tuning::gemv_q4_multi_shape(Q4GemvKernel kernel, int64_t N) const {
@@ -146,7 +147,9 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   t.ggml_gemv_norm_rpt = f.cpu_adapter ? 0 : 4;  // tuning.h: the fused norm's gate/up on GPUs
   t.ggml_gemv_narrow_n = f.cpu_adapter ? 0 : 4096;  // tuning.h: q/k/v, o and down of the small models on GPUs
   t.ggml_gemv_max_mb = f.cpu_adapter ? 4 : 8;        // tuning.h: the 8-row layers spill on lavapipe
-  t.ggml_gemv_const_chunks = f.cpu_adapter ? 1 : 0;  // tuning.h: lavapipe's per-lane masks in the chunk loop
+  // tuning.h: lavapipe's 16 k lanes and streamed chunks (the constant chunk loop, measured at 32 k lanes, is off).
+  t.ggml_gemv_tk = f.cpu_adapter ? 16 : 32;
+  t.ggml_gemv_stream = f.cpu_adapter;
   t.sdpa_prefill_max_d = f.cpu_adapter ? 64 : 128;
   // Decode attention on sdpa_decode_sg.wgsl, 16 lanes per key, on GPUs with subgroups (H100, run 39s: 1B Q4_K_M
   // tg128 at depth 2048 814 -> 899 tok/s, depth 128 925 -> 971; 0.5B Q4_K_M 735 -> 840 and 763 -> 866; lanes 8
@@ -233,6 +236,9 @@ Tuning Tuning::for_device(const DeviceFacts& f, const TuningOverrides& o) {
   if (o.ggml_gemv_rpt) t.force_ggml_gemv_rpt(*o.ggml_gemv_rpt);
   if (o.ggml_gemv_norm_rpt) t.ggml_gemv_norm_rpt = *o.ggml_gemv_norm_rpt;
   if (o.ggml_gemv_narrow_n) t.ggml_gemv_narrow_n = *o.ggml_gemv_narrow_n;
+  if (o.ggml_gemv_tk) t.ggml_gemv_tk = *o.ggml_gemv_tk;
+  if (o.ggml_gemv_stream) t.ggml_gemv_stream = *o.ggml_gemv_stream;
+  if (o.ggml_gemv_const_chunks) t.ggml_gemv_const_chunks = *o.ggml_gemv_const_chunks;
   if (o.ggml_gemv_int8) t.ggml_gemv_int8 = f.packed_dot ? *o.ggml_gemv_int8 : 0;
   return t;
 }
@@ -284,6 +290,10 @@ std::string Tuning::describe() const {
                                                                            (ggml_gemv_narrow_n ? fmt::format(", 1 below N {}", ggml_gemv_narrow_n) : std::string()),
                                                                        ggml_gemv_int8 == 2 ? "int8 staged" : ggml_gemv_int8 ? "int8 pass" : "f32", ggml_gemv_max_mb)
                                                            : std::string("generic"));
+  if (ggml_gemv_blocks)
+    s += fmt::format("block-format GEMV shape: {} k lanes; one-row route {}; constant chunk loop {}\n", ggml_gemv_tk,
+                     ggml_gemv_stream ? fmt::format("streamed, RPT {}", ggml_gemv_stream_rpt) : std::string("interleaved"),
+                     ggml_gemv_const_chunks ? fmt::format("up to {} chunks per lane", ggml_gemv_const_chunks) : std::string("off"));
   s += fmt::format("attention: {}{}; split-KV decode from {} keys (chunks of multiples of {} keys, <= ~{} workgroups; combine "
                    "loops over <= {} splits); prefill chunk {} tokens\n",
                    sdpa_legacy ? "legacy (scores in scratch) where it fits" : "flash",

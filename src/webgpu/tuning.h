@@ -22,6 +22,8 @@
 //     this one too), the one shape for every M.
 //   Block-format GEMV: gemv_kq.wgsl (chunks of whole sub-blocks, x rows in grid layers of 1, 2, 4 or 8, the
 //     smallest that holds M) for Q4_1, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K on every adapter; gemv_ggml.wgsl otherwise.
+//     k lanes 32, CPU adapters 16; CPU adapters stream the rows of W past each chunk's x on the one-row route with
+//     f32 x (16 rows of W per invocation there).
 //     gemv_kq rows of W per invocation (each x load serves them): 2, GPUs 4 from 32768 rows of W (LM heads) and
 //     with the RMSNorm folded in from 8192 rows (gate/up), 1 below 4096 rows (narrow q/k/v, o and down); CPU
 //     adapters 4 except Q6_K (ggml_gemv_rpt_for, by weight type, rows and the norm). Its int8 activations (x quantized per 32-k
@@ -151,10 +153,13 @@ struct TuningOverrides {
   std::optional<bool> fused_gemv;                 // WGRT_FUSED_GEMV = 0 | 1
   std::optional<bool> fused_qkv;                  // WGRT_FUSED_QKV = 0 | 1
   std::optional<bool> ggml_gemv_blocks;           // WGRT_GEMV_GGML = blocks[,RPT] | generic
-  std::optional<uint32_t> ggml_gemv_rpt;          // ... its RPT (1, 2 or 4)
+  std::optional<uint32_t> ggml_gemv_rpt;          // ... its RPT (1, 2, 4 or 8)
   std::optional<uint32_t> ggml_gemv_int8;         // WGRT_GEMV_KQ_INT8 = 0 | 1 | 2
   std::optional<uint32_t> ggml_gemv_norm_rpt;     // WGRT_GEMV_KQ_NORM_RPT = 0 | 1 | 2 | 4 (0: the rule off)
   std::optional<int64_t> ggml_gemv_narrow_n;      // WGRT_GEMV_KQ_NARROW_N = rows (0: off)
+  std::optional<uint32_t> ggml_gemv_tk;           // WGRT_GEMV_KQ_TK = 16 | 32
+  std::optional<bool> ggml_gemv_stream;           // WGRT_GEMV_KQ_STREAM = 0 | 1
+  std::optional<uint32_t> ggml_gemv_const_chunks; // WGRT_GEMV_KQ_CONST_CHUNKS = 0..8
   std::optional<bool> sdpa_legacy;                // WGRT_SDPA = flash | legacy
   std::optional<uint32_t> sdpa_prefill_rpt;       // WGRT_SDPA_PREFILL = 0 | 1 | 2 | 4 (rows per invocation, 0: off)
   std::optional<bool> sdpa_decode_kernel;         // WGRT_SDPA_DECODE = 0 | 1
@@ -216,11 +221,24 @@ struct Tuning {
   // adapters 4: lavapipe, Llama-3.2-1B Q4_K_M, 8 rows of x in one layer of 8 took 3.2 s against 1.0 s for 4 rows
   // in one layer of 4 (the 8-row kernel's registers spill); 8 on GPUs.
   uint32_t ggml_gemv_max_mb = 8;
-  // CPU adapters 1: gemv_kq's chunk loop with a constant trip count (override KCH) where K holds exactly KCH * 32
-  // chunks of every type of the dispatch with KCH <= this. Lavapipe then emits code without per-lane execution
-  // masks: K 2048 x N 8192 Q4_K and Q6_K about 0.75x the time; at K 8192 (KCH 4) no gain was measured, so the
-  // policy stops at 1 (BENCHMARKS.md). 0: the loop over K always (GPUs).
+  // gemv_kq's chunk loop with a constant trip count (override KCH) where K holds exactly KCH * TK chunks of every
+  // type of the dispatch with KCH <= this; 0: the loop over K always (every adapter; WGRT_GEMV_KQ_CONST_CHUNKS).
+  // With 32 k lanes lavapipe emits code without per-lane execution masks at KCH 1 (K 2048 x N 8192 Q4_K and Q6_K
+  // about 0.75x the time; no gain at KCH 4). With the CPU adapters' 16 k lanes and streamed chunks, KCH 2 (K
+  // 2048) measured slower than the loop (Llama-3.2-1B Q4_K_M decode 1.09 / 1.15 against 1.45 / 1.54 tok/s), so it
+  // is off there too (BENCHMARKS.md).
   uint32_t ggml_gemv_const_chunks = 0;
+  // gemv_kq.wgsl's k lanes per row lane (override TK, 16 or 32; 8 row lanes): GPUs 32; CPU adapters 16, which
+  // gives each invocation twice the chunks (lavapipe runs a workgroup's invocations in SIMD groups of 8 on one
+  // thread: fewer, longer invocations; the same trend as the q4 GEMV's CPU shape). WGRT_GEMV_KQ_TK.
+  uint32_t ggml_gemv_tk = 32;
+  // gemv_kq.wgsl's streamed chunks (STREAM) on its one-row route with f32 x, at ggml_gemv_stream_rpt rows of W per
+  // invocation (1..16; WGRT_GEMV_GGML=blocks,RPT sets it too). CPU adapters on: lavapipe, Llama-3.2-1B Q4_K_M decode
+  // with 16 k lanes at 8 rows 1.43-1.56 tok/s against 0.88-1.13 for the interleaved chunks (RPT 4, Q6_K 2, 32 k
+  // lanes) and 1.02-1.07 for 16 k lanes without streaming; 16 rows then 1.73-2.01 against 1.31-1.93 for 8 in three
+  // alternating rounds (BENCHMARKS.md). GPUs off (their decode takes int8 x, or is unmeasured). WGRT_GEMV_KQ_STREAM.
+  bool ggml_gemv_stream = false;
+  uint32_t ggml_gemv_stream_rpt = 16;
   // gemv_kq.wgsl's x: 0 f32; 1 int8 from a quantize_q8.wgsl pass per execute (the fused norm then its own
   // dispatch); 2 int8 quantized by each workgroup into workgroup memory (the fused norm inside; routes where it does
   // not fit take 1). Needs packed int8 dot products (without them the op keeps f32 x).
@@ -335,8 +353,8 @@ struct Tuning {
   // ggml_gemv_narrow_n, else 4 under
   // ggml_gemv_rpt_by_type unless wtype is Q6_K (14), else ggml_gemv_rpt. Pure, any thread.
   uint32_t ggml_gemv_rpt_for(int64_t wtype, int64_t n, bool norm = false) const;
-  // rpt rows of W per invocation for every type and width: ggml_gemv_rpt = rpt with the by-type, wide, norm and
-  // narrow rules off (WGRT_GEMV_GGML=blocks,RPT; tests that pin the kernel's rows). Any thread; not thread-safe.
+  // rpt rows of W per invocation for every type and width: ggml_gemv_rpt = ggml_gemv_stream_rpt = rpt with the
+  // by-type, wide, norm and narrow rules off (WGRT_GEMV_GGML=blocks,RPT; tests that pin the kernel's rows). Any thread; not thread-safe.
   void force_ggml_gemv_rpt(uint32_t rpt);
   std::string describe() const;  // one line per entry, for `wgrt info`
 };

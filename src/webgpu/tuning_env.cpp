@@ -232,8 +232,8 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
   if (auto v = get("WGRT_GEMV_GGML")) {
     if (*v == "blocks") o.ggml_gemv_blocks = true;
     else if (*v == "generic") o.ggml_gemv_blocks = false;
-    else if (*v == "blocks,1" || *v == "blocks,2" || *v == "blocks,4") o.ggml_gemv_blocks = true, o.ggml_gemv_rpt = uint32_t(v->back() - '0');
-    else bad("WGRT_GEMV_GGML", *v, "blocks, blocks,RPT (RPT 1, 2 or 4) or generic");
+    else if (*v == "blocks,1" || *v == "blocks,2" || *v == "blocks,4" || *v == "blocks,8") o.ggml_gemv_blocks = true, o.ggml_gemv_rpt = uint32_t(v->back() - '0');
+    else bad("WGRT_GEMV_GGML", *v, "blocks, blocks,RPT (RPT 1, 2, 4 or 8) or generic");
   }
   if (auto v = get("WGRT_GEMV_KQ_NORM_RPT")) {
     if (*v == "0" || *v == "1" || *v == "2" || *v == "4") o.ggml_gemv_norm_rpt = uint32_t(v->back() - '0');
@@ -243,6 +243,20 @@ TuningOverrides parse_tuning_env(const std::function<const char*(const char*)>& 
     auto l = parse_list(*v, 1, 1, uint64_t(1) << 30);
     if (!l) bad("WGRT_GEMV_KQ_NARROW_N", *v, "rows of W below which the block GEMV takes 1 row per invocation (0: off)");
     o.ggml_gemv_narrow_n = int64_t((*l)[0]);
+  }
+  if (auto v = get("WGRT_GEMV_KQ_TK")) {
+    if (*v == "16" || *v == "32") o.ggml_gemv_tk = uint32_t(std::stoul(*v));
+    else bad("WGRT_GEMV_KQ_TK", *v, "16 or 32 k lanes");
+  }
+  if (auto v = get("WGRT_GEMV_KQ_STREAM")) {
+    auto l = parse_list(*v, 1, 1, 1);
+    if (!l) bad("WGRT_GEMV_KQ_STREAM", *v, "0 or 1");
+    o.ggml_gemv_stream = (*l)[0] == 1;
+  }
+  if (auto v = get("WGRT_GEMV_KQ_CONST_CHUNKS")) {
+    auto l = parse_list(*v, 1, 1, 8);
+    if (!l) bad("WGRT_GEMV_KQ_CONST_CHUNKS", *v, "0 (off) to 8 chunks per k lane");
+    o.ggml_gemv_const_chunks = uint32_t((*l)[0]);
   }
   if (auto v = get("WGRT_GEMV_KQ_INT8")) {
     auto l = parse_list(*v, 1, 1, 2);

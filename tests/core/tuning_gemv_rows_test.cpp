@@ -174,3 +174,41 @@ TEST(Tuning, GemvGgmlWidestRouteByAdapterKind) {
   EXPECT_EQ(webgpu::Tuning::for_device(f).ggml_gemv_max_mb, 4u);
   EXPECT_NE(webgpu::Tuning::for_device(f).describe().find("up to 4 rows of x per layer"), std::string::npos);
 }
+
+// The block GEMV's shape by adapter kind: GPUs 32 k lanes, interleaved chunks; CPU adapters 16 k lanes and the
+// streamed one-row route at 16 rows of W per invocation (WGRT_GEMV_GGML=blocks,R sets that too); the constant chunk
+// loop off on both. WGRT_GEMV_KQ_TK / _STREAM / _CONST_CHUNKS override them; malformed values are rejected.
+TEST(Tuning, GemvGgmlShapeByAdapterKind) {
+  webgpu::DeviceFacts f;
+  const webgpu::Tuning on_gpu = webgpu::Tuning::for_device(f);
+  EXPECT_EQ(on_gpu.ggml_gemv_tk, 32u);
+  EXPECT_FALSE(on_gpu.ggml_gemv_stream);
+  EXPECT_EQ(on_gpu.ggml_gemv_const_chunks, 0u);
+  f.cpu_adapter = true;
+  const webgpu::Tuning on_cpu = webgpu::Tuning::for_device(f);
+  EXPECT_EQ(on_cpu.ggml_gemv_tk, 16u);
+  EXPECT_TRUE(on_cpu.ggml_gemv_stream);
+  EXPECT_EQ(on_cpu.ggml_gemv_stream_rpt, 16u);
+  EXPECT_EQ(on_cpu.ggml_gemv_const_chunks, 0u);
+  EXPECT_NE(on_cpu.describe().find("16 k lanes; one-row route streamed, RPT 16; constant chunk loop off"), std::string::npos)
+      << on_cpu.describe();
+  auto with = [&](const char* var, const char* v) {
+    auto get = [&](const char* n) -> const char* { return std::string(n) == var ? v : nullptr; };
+    return webgpu::Tuning::for_device(f, webgpu::parse_tuning_env(get));
+  };
+  EXPECT_EQ(with("WGRT_GEMV_KQ_TK", "32").ggml_gemv_tk, 32u);
+  EXPECT_FALSE(with("WGRT_GEMV_KQ_STREAM", "0").ggml_gemv_stream);
+  EXPECT_EQ(with("WGRT_GEMV_KQ_CONST_CHUNKS", "2").ggml_gemv_const_chunks, 2u);
+  EXPECT_EQ(with("WGRT_GEMV_GGML", "blocks,2").ggml_gemv_stream_rpt, 2u);
+  EXPECT_EQ(with("WGRT_GEMV_GGML", "blocks,8").ggml_gemv_rpt, 8u);
+  for (const auto& [var, v] : std::vector<std::pair<std::string, std::string>>{
+           {"WGRT_GEMV_KQ_TK", "8"}, {"WGRT_GEMV_KQ_TK", "64"}, {"WGRT_GEMV_KQ_TK", "16,"}, {"WGRT_GEMV_KQ_STREAM", "2"},
+           {"WGRT_GEMV_KQ_CONST_CHUNKS", "9"}, {"WGRT_GEMV_KQ_CONST_CHUNKS", "-1"}, {"WGRT_GEMV_GGML", "blocks,16"}}) {
+    try {
+      tuned({{var, v}});
+      ADD_FAILURE() << var << "=" << v << " accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(var + "='" + v + "' is malformed"), std::string::npos) << e.what();
+    }
+  }
+}

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -114,6 +115,16 @@ struct GgmlLinear {
   ValueId x = -1, out = -1;
   std::vector<float> w, bias;
 };
+
+// Workgroups along x of the first route-0 (decode) dispatch, from the executable's dump ("... grid XxYxZ route 0").
+inline int64_t route0_workgroups(const ExecutableGraph& exe) {
+  std::istringstream in(exe.dump());
+  for (std::string line; std::getline(in, line);) {
+    const size_t g = line.find(" grid ");
+    if (g != std::string::npos && line.find(" route 0") != std::string::npos) return std::stoll(line.substr(g + 6));
+  }
+  return -1;
+}
 
 inline GgmlLinear make(const TypeInfo& t, int64_t N, int64_t K, bool with_bias, uint64_t seed, int64_t max_m = 20) {
   std::vector<uint8_t> raw = random_blocks(t, N, K, seed);

@@ -7,6 +7,7 @@
 // values in +-[2^-8, 2^8); MXFP4: E8M0 scales 2^-8 .. 2^1; IQ1_M: its split f16 scale in +-[2^-7, 2^-3)).
 // Tolerance: |gpu - ref| <= 1e-5 * sum_k |x_k W_nk| + 1e-6 (f32 accumulation of K products; the GPU may fuse
 // the decode's multiply-adds).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,6 +33,7 @@ using wgrt::test::random_blocks;
 using wgrt::test::TypeInfo;
 using wgrt::test::GgmlLinear;
 using wgrt::test::make;
+using wgrt::test::route0_workgroups;
 namespace ref = wgrt::test::ref;
 
 namespace {
@@ -150,8 +152,8 @@ TEST(LinearGgml, BlockGemvEveryRowCount) {
   }
 }
 
-// The chunk loop of constant trip count (gemv_kq's override KCH, from the policy's ggml_gemv_const_chunks; CPU
-// adapters 1): Q4_K, Q6_K (the two K-quant chunk layouts) and Q8_0 (a 32-element type) at K of exactly 32 chunks per
+// The chunk loop of constant trip count (gemv_kq's override KCH, from the policy's ggml_gemv_const_chunks, 1 here,
+// with 32 k lanes): Q4_K, Q6_K (the two K-quant chunk layouts) and Q8_0 (a 32-element type) at K of exactly 32 chunks per
 // row (one per k lane: K 2048 for the K-quants, 1024 for Q8_0) against the reference at M 1, 2, 5, 8. The same op is
 // built with the rule off first; the rule's build must then add pipelines (KCH 1) at 32 chunks, and none at 64 (KCH
 // 2, above the rule's 1) or 36 (not a whole number per lane), whose KCH stays 0.
@@ -164,6 +166,7 @@ TEST(LinearGgml, ConstantChunksPerLane) {
       const int64_t K = chunks * ce, N = 13;
       const std::string what = ggml_type_name(t.type) + " K " + std::to_string(K);
       webgpu::Tuning off = f32_x_tuning(), on = f32_x_tuning();
+      off.ggml_gemv_tk = on.ggml_gemv_tk = 32;
       off.ggml_gemv_const_chunks = 0;
       on.ggml_gemv_const_chunks = 1;
       {
@@ -175,6 +178,36 @@ TEST(LinearGgml, ConstantChunksPerLane) {
       GgmlLinear r = make(t, N, K, true, ++seed);
       EXPECT_EQ(gpu().pipelines().pipeline_count() > before, chunks == 32) << what;
       for (int64_t M : {1, 2, 5, 8}) check(r, M, N, K, ++seed, what + " M " + std::to_string(M));
+    }
+  }
+}
+
+// The streamed one-row route (gemv_kq's override STREAM, the policy's ggml_gemv_stream: CPU adapters) for the six
+// gemv_kq types against the reference: odd N (67: past the last whole workgroup of 8 * RPT rows; 130) and K of 3
+// and 25 blocks, 16 k lanes at 16 rows of W per invocation (the CPU policy's) and, for Q4_K and Q6_K, 32 k lanes at
+// 3 rows; M 1, 2 (the interleaved two-row route of the same op), 1. The one-row route's grid must show the streamed
+// rows of W per invocation (the interleaved route's rule gives 4, Q6_K 2).
+TEST(LinearGgml, StreamedRowsOfW) {
+  uint32_t seed = 1500;
+  for (const TypeInfo& t : kTypes) {
+    if (!ops::ggml_gemv_blocks_type(int64_t(t.type))) continue;
+    const int64_t be = ops::ggml_gpu_block(int64_t(t.type))->elems;
+    std::vector<std::pair<uint32_t, uint32_t>> shapes = {{16, 16}};  // k lanes, rows of W per invocation
+    if (t.type == GgmlType::Q4_K || t.type == GgmlType::Q6_K) shapes.push_back({32, 3});
+    for (const auto& [tk, rpt] : shapes) {
+      webgpu::Tuning on = f32_x_tuning();
+      on.ggml_gemv_tk = tk;
+      on.ggml_gemv_stream = true;
+      on.ggml_gemv_stream_rpt = rpt;
+      for (const auto& [K, N] : {std::pair<int64_t, int64_t>{3 * be, 67}, {25 * be, 130}}) {
+        const std::string what = fmt::format("{} K {} N {} TK {} RPT {}", ggml_type_name(t.type), K, N, tk, rpt);
+        std::optional<webgpu::ScopedTuning> scoped(std::in_place, gpu(), on);
+        GgmlLinear r = make(t, N, K, (K + N) % 2 == 1, ++seed);
+        scoped.reset();
+        for (int64_t M : {1, 2, 1}) check(r, M, N, K, ++seed, what + " M " + std::to_string(M));
+        // The one-row route took the streamed rows of W per invocation (8 * RPT rows per workgroup).
+        EXPECT_EQ(route0_workgroups(*r.exe), (N + 8 * rpt - 1) / (8 * rpt)) << what;
+      }
     }
   }
 }

@@ -14,10 +14,12 @@
 // dots the raw codes instead and applies d * sc and dmin * m * sum(x) once per sub-block (lavapipe: 0.83x the
 // time; the same form was slower for Q6_K and the 32-element types, BENCHMARKS.md).
 //
-// Workgroup of 256 invocations = TR (8) row lanes x TK (32) k lanes; row lane r owns the RPT rows
-// wg * 8 RPT + r + 8 i (i < RPT) of W, whose chunks share each vec4 load of x; its k lanes take chunks t, t + 32,
-// ...; the partial sums (MB * RPT per invocation) are reduced in workgroup memory (MB * RPT <= 16, so the
-// buffer fits 16 KiB).
+// Workgroup of TK * TR invocations = TR (8) row lanes x TK (override: 32, or 16 on CPU adapters) k lanes; row lane r
+// owns the RPT rows wg * 8 RPT + r + 8 i (i < RPT) of W, whose chunks share each vec4 load of x; its k lanes take
+// chunks t, t + TK, ...; the partial sums (MB * RPT per invocation) are reduced in workgroup memory (MB * RPT <= 16,
+// so the buffer fits 16 KiB and the MB * 8 * RPT row sums take one invocation each).
+// STREAM 1 (CPU adapters, one row of x, f32 x): each chunk loads its x once and the RPT rows of W are
+// decoded one after another against it (chunk_*_stream in gemv_kq_body.wgsl), RPT up to 16.
 // Grid: 1-D, folded (linear_workgroup), times ceil(M / MB) layers in z; layer z takes rows z * MB .. of x
 // (rows past M read row M - 1 and are not stored). x is read as vec4 (K is a multiple of 32 for every WTYPE).
 // A stack of two types (override WTYPE2 != WTYPE, wgrt.linear_ggml's two-part weights: a Q4_K_M layer's [Wq; Wk]
@@ -42,7 +44,7 @@
 
 #include "ops/linear/gemv_q4_fuse.wgsl"
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(TK * TR)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {
   let wg = linear_workgroup(wid, nwg);

@@ -19,18 +19,22 @@
 override WTYPE : u32 = 12u;
 override WTYPE2 : u32 = WTYPE;  // rows from p.n_split (workgroups from p.wg_split); WTYPE: one type
 override MB : u32 = 1u;   // rows of x per grid layer, 1..8
-override RPT : u32 = 1u;  // rows of W per invocation, 1..4; MB * RPT <= 16
+override RPT : u32 = 1u;  // rows of W per invocation, 1..16 (16: STREAM only); MB * RPT <= 16
 override XQ : u32 = 0u;   // 1: int8 x from a quantize pass, 2: int8 x staged here (gemv_kq_i8.wgsl)
 override KCH : u32 = 0u;  // chunks per k lane where K holds exactly KCH * TK chunks (chunks()); 0: any K
-const TK = 32u;
+override TK : u32 = 32u;  // k lanes, 16 or 32 (with MB * RPT <= 16 the row sums take one invocation each)
+const RMAX = 16u;  // the most rows of W per invocation
+// 1: with one row of x (MB 1) and f32 x, each chunk loads its x once and streams the RPT rows of W past it
+// (chunk_k45_stream, chunk_q6k_stream, chunk_b32_stream; the policy's ggml_gemv_stream: CPU adapters).
+override STREAM : u32 = 0u;
 const TR = 8u;
 override PAD : u32 = 1u - min(MB * RPT / 9u, 1u);  // row padding of the reduction buffer (bank conflicts)
                                                      // while MB * RPT <= 8 (16 KiB)
 
 var<workgroup> part : array<f32, MB * RPT * TR * (TK + PAD)>;  // [MB][RPT * TR][TK + PAD]
 var<private> xoff : array<u32, 8>;   // vec4 index of the layer's row m of x (clamped to M - 1)
-var<private> rbase : array<u32, 4>;  // byte offset of row i of the invocation's rows of W
-var<private> acc : array<f32, 32>;   // [RPT][8]: acc[8 i + m]
+var<private> rbase : array<u32, RMAX>;  // byte offset of row i of the invocation's rows of W
+var<private> acc : array<f32, 16>;   // [RPT][MB]: acc[MB i + m]
 var<private> m_row : u32;            // the row of x / out the fusion hooks work on
 var<private> xinv : array<f32, 8>;   // NORM: 1 / rms of the layer's row m of x
 
@@ -128,9 +132,9 @@ fn sbytes4(u : u32) -> vec4<f32> {
   return vec4<f32>((vec4<i32>(bitcast<i32>(u)) << vec4<u32>(24u, 16u, 8u, 0u)) >> vec4<u32>(24u));
 }
 
-// acc[8 i + m] += dot(wv[i], x[m][4 * i4 .. 4 * i4 + 3]) for the RPT rows i and the layer's MB rows m (i4: vec4
+// acc[MB i + m] += dot(wv[i], x[m][4 * i4 .. 4 * i4 + 3]) for the RPT rows i and the layer's MB rows m (i4: vec4
 // index within the row): one x load serves the RPT rows.
-fn fma_rows(wv : array<vec4<f32>, 4>, i4 : u32) {
+fn fma_rows(wv : array<vec4<f32>, RMAX>, i4 : u32) {
   var nv = vec4<f32>(1.0);
   if (NORM != 0u) {
     nv = nw[i4];
@@ -141,7 +145,7 @@ fn fma_rows(wv : array<vec4<f32>, 4>, i4 : u32) {
       xv *= nv;
     }
     for (var i = 0u; i < RPT; i++) {
-      acc[8u * i + m] += dot(wv[i], xv);
+      acc[MB * i + m] += dot(wv[i], xv);
     }
   }
 }
@@ -172,9 +176,9 @@ fn k4_scale_min(s : vec3<u32>, sb : u32, dd : vec2<f32>) -> vec2<f32> {
 // block, whose first vec4 of x is x4; Q5_K's 5th bit of element l of sub-block sb is bit sb of qh[l].
 fn chunk_k45(wt : u32, boff : u32, c : u32, x4 : u32) {
   let q5 = wt == 13u;
-  var lo : array<vec2<f32>, 4>;
-  var hi : array<vec2<f32>, 4>;
-  var wi : array<u32, 4>;
+  var lo : array<vec2<f32>, RMAX>;
+  var hi : array<vec2<f32>, RMAX>;
+  var wi : array<u32, RMAX>;
   for (var i = 0u; i < RPT; i++) {
     wi[i] = (rbase[i] + boff) >> 2u;
     let dd = unpack2x16float(w[wi[i]]);
@@ -185,12 +189,12 @@ fn chunk_k45(wt : u32, boff : u32, c : u32, x4 : u32) {
   let qs = select(4u, 12u, q5) + 8u * c;
   // The codes' dot products with x are summed per sub-block and scaled once at the end: sum_l (s q_l - m) x_l =
   // s * dot(q, x) - m * sum(x), where sum(x) is shared by the RPT rows.
-  var dl : array<f32, 32>;  // [RPT][8]: dot(codes of sub-block 2c, x), at 8 i + m
-  var dh : array<f32, 32>;  // the same for sub-block 2c + 1
+  var dl : array<f32, 16>;  // [RPT][MB]: dot(codes of sub-block 2c, x), at MB i + m
+  var dh : array<f32, 16>;  // the same for sub-block 2c + 1
   var sx : array<vec4<f32>, 8>;  // per row m of x: its sum over sub-block 2c (xy) and 2c + 1 (zw), vec2 partials
   for (var k = 0u; k < 8u; k++) {
-    var wl : array<vec4<f32>, 4>;
-    var wh : array<vec4<f32>, 4>;
+    var wl : array<vec4<f32>, RMAX>;
+    var wh : array<vec4<f32>, RMAX>;
     for (var i = 0u; i < RPT; i++) {
       let q = w[wi[i] + qs + k];
       var ql = q & 0x0F0F0F0Fu;
@@ -214,8 +218,8 @@ fn chunk_k45(wt : u32, boff : u32, c : u32, x4 : u32) {
       let xh = x[xoff[m] + x4 + 8u + k] * nh;
       sx[m] += vec4<f32>(xl.xy + xl.zw, xh.xy + xh.zw);
       for (var i = 0u; i < RPT; i++) {
-        dl[8u * i + m] += dot(wl[i], xl);
-        dh[8u * i + m] += dot(wh[i], xh);
+        dl[MB * i + m] += dot(wl[i], xl);
+        dh[MB * i + m] += dot(wh[i], xh);
       }
     }
   }
@@ -223,7 +227,7 @@ fn chunk_k45(wt : u32, boff : u32, c : u32, x4 : u32) {
     let sl = sx[m].x + sx[m].y;
     let sh = sx[m].z + sx[m].w;
     for (var i = 0u; i < RPT; i++) {
-      acc[8u * i + m] += lo[i].x * dl[8u * i + m] - lo[i].y * sl + hi[i].x * dh[8u * i + m] - hi[i].y * sh;
+      acc[MB * i + m] += lo[i].x * dl[MB * i + m] - lo[i].y * sl + hi[i].x * dh[MB * i + m] - hi[i].y * sh;
     }
   }
 }
@@ -235,8 +239,8 @@ fn chunk_k45(wt : u32, boff : u32, c : u32, x4 : u32) {
 fn chunk_q6k(boff : u32, c : u32, x4blk : u32) {
   let h = c / 2u;
   let lh = c % 2u;
-  var ds : array<vec4<f32>, 4>;
-  var l0 : array<u32, 4>;
+  var ds : array<vec4<f32>, RMAX>;
+  var l0 : array<u32, RMAX>;
   for (var i = 0u; i < RPT; i++) {
     let base = rbase[i] + boff;
     let d = f16_at(base + 208u);
@@ -247,10 +251,10 @@ fn chunk_q6k(boff : u32, c : u32, x4blk : u32) {
   }
   let x4 = x4blk + 32u * h + 4u * lh;  // vec4 index of element 128 h + 16 lh
   for (var k = 0u; k < 4u; k++) {
-    var w0 : array<vec4<f32>, 4>;
-    var w1 : array<vec4<f32>, 4>;
-    var w2 : array<vec4<f32>, 4>;
-    var w3 : array<vec4<f32>, 4>;
+    var w0 : array<vec4<f32>, RMAX>;
+    var w1 : array<vec4<f32>, RMAX>;
+    var w2 : array<vec4<f32>, RMAX>;
+    var w3 : array<vec4<f32>, RMAX>;
     for (var i = 0u; i < RPT; i++) {
       let a = w[(l0[i] + 4u * k) >> 2u];
       let b = w[(l0[i] + 32u + 4u * k) >> 2u];
@@ -275,15 +279,15 @@ fn chunk_q6k(boff : u32, c : u32, x4blk : u32) {
 // 20 bytes): one whole block at byte boff of the rows, first vec4 of x x4. Q5_0 / Q4_1 element j < 16 is the
 // low nibble of qs[j], j >= 16 the high nibble of qs[j - 16]; Q5_0's 5th bit is bit j of qh.
 fn chunk_b32(wt : u32, boff : u32, x4 : u32) {
-  var d : array<f32, 4>;
-  var mn : array<f32, 4>;
-  var qh : array<u32, 4>;
+  var d : array<f32, RMAX>;
+  var mn : array<f32, RMAX>;
+  var qh : array<u32, RMAX>;
   let q5 = wt == 6u;
   if (wt == 8u) {
     // q8_0_block's funnel, one code word per step (the 8 words of every row held at once cost registers at MB 8).
-    var wi : array<u32, 4>;
-    var al : array<bool, 4>;
-    var a : array<u32, 4>;
+    var wi : array<u32, RMAX>;
+    var al : array<bool, RMAX>;
+    var a : array<u32, RMAX>;
     for (var i = 0u; i < RPT; i++) {
       let o = rbase[i] + boff;
       wi[i] = o >> 2u;
@@ -292,7 +296,7 @@ fn chunk_b32(wt : u32, boff : u32, x4 : u32) {
       d[i] = unpack2x16float(select(a[i], a[i] >> 16u, al[i])).x;
     }
     for (var k = 0u; k < 8u; k++) {
-      var wv : array<vec4<f32>, 4>;
+      var wv : array<vec4<f32>, RMAX>;
       for (var i = 0u; i < RPT; i++) {
         let b = w[wi[i] + 1u + k];
         wv[i] = sbytes4(select((a[i] >> 16u) | (b << 16u), b, al[i])) * d[i];
@@ -302,7 +306,7 @@ fn chunk_b32(wt : u32, boff : u32, x4 : u32) {
     }
     return;
   }
-  var qw : array<vec4<u32>, 4>;  // the code words (nib32_block)
+  var qw : array<vec4<u32>, RMAX>;  // the code words (nib32_block)
   for (var i = 0u; i < RPT; i++) {
     let blk = nib32_block(q5, rbase[i] + boff);
     d[i] = blk.d;
@@ -311,8 +315,8 @@ fn chunk_b32(wt : u32, boff : u32, x4 : u32) {
     qw[i] = blk.q;
   }
   for (var k = 0u; k < 4u; k++) {
-    var wl : array<vec4<f32>, 4>;
-    var wh : array<vec4<f32>, 4>;
+    var wl : array<vec4<f32>, RMAX>;
+    var wh : array<vec4<f32>, RMAX>;
     for (var i = 0u; i < RPT; i++) {
       let q = qw[i][k];
       let hl = ((vec4<u32>(qh[i]) >> (vec4<u32>(0u, 1u, 2u, 3u) + 4u * k)) & vec4<u32>(1u)) << vec4<u32>(4u);
@@ -322,6 +326,128 @@ fn chunk_b32(wt : u32, boff : u32, x4 : u32) {
     }
     fma_rows(wl, x4 + k);
     fma_rows(wh, x4 + 4u + k);
+  }
+}
+
+// The streamed chunks (STREAM 1, MB 1): the chunk's x (times the norm weight under NORM) is loaded once into private
+// memory, then each of the RPT rows of W is decoded and dotted against it in turn, so that only one row's codes
+// and scales are live at a time. Lavapipe keeps the private x in SIMD registers or its stack, where each load is
+// one vector load for all lanes of a SIMD group, while a storage load is scalarized per lane; with the rows
+// streamed, 16 rows per invocation do not spill (lavapipe, with 16 k lanes: Llama-3.2-1B Q4_K_M decode about 1.7x
+// the speed of the interleaved chunks at 4 rows, Q6_K at 2; BENCHMARKS.md).
+fn x_stream(i4 : u32) -> vec4<f32> {
+  var v = x[xoff[0] + i4];
+  if (NORM != 0u) {
+    v *= nw[i4];
+  }
+  return v;
+}
+
+// chunk_k45's chunk (sub-blocks 2c and 2c + 1 of the block at boff, first vec4 of x x4), streamed.
+fn chunk_k45_stream(wt : u32, boff : u32, c : u32, x4 : u32) {
+  let q5 = wt == 13u;
+  var xl : array<vec4<f32>, 8>;
+  var xh : array<vec4<f32>, 8>;
+  var s4 = vec4<f32>(0.0);
+  for (var k = 0u; k < 8u; k++) {
+    xl[k] = x_stream(x4 + k);
+    xh[k] = x_stream(x4 + 8u + k);
+    s4 += vec4<f32>(xl[k].xy + xl[k].zw, xh[k].xy + xh[k].zw);
+  }
+  let sl = s4.x + s4.y;  // sum of x over sub-block 2c
+  let sh = s4.z + s4.w;  // and over 2c + 1
+  let qs = select(4u, 12u, q5) + 8u * c;
+  for (var i = 0u; i < RPT; i++) {
+    let wi = (rbase[i] + boff) >> 2u;
+    let dd = unpack2x16float(w[wi]);
+    let sc = vec3<u32>(w[wi + 1u], w[wi + 2u], w[wi + 3u]);
+    let lo = k4_scale_min(sc, 2u * c, dd);
+    let hi = k4_scale_min(sc, 2u * c + 1u, dd);
+    var dl = 0.0;
+    var dh = 0.0;
+    for (var k = 0u; k < 8u; k++) {
+      let q = w[wi + qs + k];
+      var ql = q & 0x0F0F0F0Fu;
+      var qhh = (q >> 4u) & 0x0F0F0F0Fu;
+      if (q5) {
+        let h = w[wi + 4u + k] >> (2u * c);
+        ql |= (h & 0x01010101u) << 4u;
+        qhh |= (h & 0x02020202u) << 3u;
+      }
+      dl += dot(vec4<f32>(bytes4(ql)), xl[k]);
+      dh += dot(vec4<f32>(bytes4(qhh)), xh[k]);
+    }
+    acc[i] += lo.x * dl - lo.y * sl + hi.x * dh - hi.y * sh;
+  }
+}
+
+// chunk_q6k's chunk c of the block at boff (first vec4 of the block's x x4blk), streamed; the four runs' sums are
+// scaled once per row.
+fn chunk_q6k_stream(boff : u32, c : u32, x4blk : u32) {
+  let h = c / 2u;
+  let lh = c % 2u;
+  let x4 = x4blk + 32u * h + 4u * lh;
+  var xv : array<vec4<f32>, 16>;  // [run r][k]
+  for (var r = 0u; r < 4u; r++) {
+    for (var k = 0u; k < 4u; k++) {
+      xv[4u * r + k] = x_stream(x4 + 8u * r + k);
+    }
+  }
+  for (var i = 0u; i < RPT; i++) {
+    let base = rbase[i] + boff;
+    let d = f16_at(base + 208u);
+    let sa = sbytes4(w[(base + 192u + 8u * h) >> 2u]);       // scales[8h + 0..3]
+    let sb = sbytes4(w[(base + 192u + 8u * h + 4u) >> 2u]);  // scales[8h + 4..7]
+    let ds = d * select(vec4<f32>(sa.x, sa.z, sb.x, sb.z), vec4<f32>(sa.y, sa.w, sb.y, sb.w), lh == 1u);
+    let l0 = base + 64u * h + 16u * lh;
+    var s = vec4<f32>(0.0);  // per run r: dot(codes - 32, x)
+    for (var k = 0u; k < 4u; k++) {
+      let a = w[(l0 + 4u * k) >> 2u];
+      let b = w[(l0 + 32u + 4u * k) >> 2u];
+      let hq = w[(l0 + 128u - 32u * h + 4u * k) >> 2u];  // qh[32 h + 16 lh + 4 k ..]
+      let q0 = (a & 0x0F0F0F0Fu) | ((hq << 4u) & 0x30303030u);
+      let q1 = (b & 0x0F0F0F0Fu) | ((hq << 2u) & 0x30303030u);
+      let q2 = ((a >> 4u) & 0x0F0F0F0Fu) | (hq & 0x30303030u);
+      let q3 = ((b >> 4u) & 0x0F0F0F0Fu) | ((hq >> 2u) & 0x30303030u);
+      s.x += dot(vec4<f32>(bytes4(q0)) - 32.0, xv[k]);
+      s.y += dot(vec4<f32>(bytes4(q1)) - 32.0, xv[4u + k]);
+      s.z += dot(vec4<f32>(bytes4(q2)) - 32.0, xv[8u + k]);
+      s.w += dot(vec4<f32>(bytes4(q3)) - 32.0, xv[12u + k]);
+    }
+    acc[i] += dot(s, ds);
+  }
+}
+
+// chunk_b32's block (byte boff of the rows, first vec4 of x x4), streamed: w = d * q + mn, so each row's sum is
+// d * dot(q, x) + mn * sum(x).
+fn chunk_b32_stream(wt : u32, boff : u32, x4 : u32) {
+  var xv : array<vec4<f32>, 8>;
+  var s4 = vec4<f32>(0.0);
+  for (var k = 0u; k < 8u; k++) {
+    xv[k] = x_stream(x4 + k);
+    s4 += xv[k];
+  }
+  let sx = s4.x + s4.y + s4.z + s4.w;
+  let q5 = wt == 6u;
+  for (var i = 0u; i < RPT; i++) {
+    var s = 0.0;
+    if (wt == 8u) {
+      let blk = q8_0_block(rbase[i] + boff);
+      for (var k = 0u; k < 8u; k++) {
+        s += dot(sbytes4(blk.q[k]), xv[k]);
+      }
+      acc[i] += blk.d * s;
+    } else {
+      let blk = nib32_block(q5, rbase[i] + boff);
+      for (var k = 0u; k < 4u; k++) {
+        let q = blk.q[k];
+        let hl = ((vec4<u32>(blk.qh) >> (vec4<u32>(0u, 1u, 2u, 3u) + 4u * k)) & vec4<u32>(1u)) << vec4<u32>(4u);
+        let hh = ((vec4<u32>(blk.qh) >> (vec4<u32>(16u, 17u, 18u, 19u) + 4u * k)) & vec4<u32>(1u)) << vec4<u32>(4u);
+        s += dot(vec4<f32>(bytes4(q & 0x0F0F0F0Fu) | hl), xv[k]);
+        s += dot(vec4<f32>(bytes4((q >> 4u) & 0x0F0F0F0Fu) | hh), xv[4u + k]);
+      }
+      acc[i] += blk.d * s + blk.mn * sx;
+    }
   }
 }
 
@@ -346,10 +472,20 @@ fn chunk_at(wt : u32, c : u32) {
   if (kquant) {
     let blk = c / 4u;
     if (wt == 14u) {
-      chunk_q6k(blk * bb, c % 4u, blk * 64u);
+      if (STREAM != 0u && MB == 1u) {
+        chunk_q6k_stream(blk * bb, c % 4u, blk * 64u);
+      } else {
+        chunk_q6k(blk * bb, c % 4u, blk * 64u);
+      }
     } else {
-      chunk_k45(wt, blk * bb, c % 4u, c * 16u);
+      if (STREAM != 0u && MB == 1u) {
+        chunk_k45_stream(wt, blk * bb, c % 4u, c * 16u);
+      } else {
+        chunk_k45(wt, blk * bb, c % 4u, c * 16u);
+      }
     }
+  } else if (STREAM != 0u && MB == 1u) {
+    chunk_b32_stream(wt, c * bb, c * 8u);
   } else {
     chunk_b32(wt, c * bb, c * 8u);
   }
@@ -401,7 +537,7 @@ fn kq_partials(wg : u32, z : u32, lid : u32) {
   if (XQ == 2u) {
     workgroupBarrier();
   }
-  for (var j = 0u; j < 32u; j++) {
+  for (var j = 0u; j < 16u; j++) {
     acc[j] = 0.0;
   }
   if (WTYPE2 != WTYPE && wg >= p.wg_split) {
@@ -411,7 +547,7 @@ fn kq_partials(wg : u32, z : u32, lid : u32) {
   }
   for (var m = 0u; m < MB; m++) {
     for (var i = 0u; i < RPT; i++) {
-      part[(m * rows + r + TR * i) * (TK + PAD) + t] = acc[8u * i + m] * xinv[m];
+      part[(m * rows + r + TR * i) * (TK + PAD) + t] = acc[MB * i + m] * xinv[m];
     }
   }
   workgroupBarrier();

@@ -117,7 +117,7 @@ fn chunk_k45_i8(wt : u32, boff : u32, c : u32, kb : u32) {
       let xb = xblock(m, kb);
       let dl = xd_at(xb);
       let dh = xd_at(xb + 1u);
-      acc[8u * i + m] += lo.x * dl.x * f32(dot32_i8(ql, xb)) - lo.y * dl.y + hi.x * dh.x * f32(dot32_i8(qh, xb + 1u)) -
+      acc[MB * i + m] += lo.x * dl.x * f32(dot32_i8(ql, xb)) - lo.y * dl.y + hi.x * dh.x * f32(dot32_i8(qh, xb + 1u)) -
                          hi.y * dh.y;
     }
   }
@@ -157,7 +157,7 @@ fn chunk_q6k_i8(boff : u32, c : u32, kb0 : u32) {
         let ir = dot4I8Packed(qr.x, xv.x) + dot4I8Packed(qr.y, xv.y) + dot4I8Packed(qr.z, xv.z) + dot4I8Packed(qr.w, xv.w);
         s += ds[r] * xd_at(xb + r).x * f32(ir);
       }
-      acc[8u * i + m] += s;
+      acc[MB * i + m] += s;
     }
   }
 }
@@ -187,7 +187,7 @@ fn chunk_b32_i8(wt : u32, boff : u32, kb : u32) {
     for (var m = 0u; m < MB; m++) {
       let xb = xblock(m, kb);
       let xd = xd_at(xb);
-      acc[8u * i + m] += d * xd.x * f32(dot32_i8(q, xb)) + mn * xd.y;
+      acc[MB * i + m] += d * xd.x * f32(dot32_i8(q, xb)) + mn * xd.y;
     }
   }
 }

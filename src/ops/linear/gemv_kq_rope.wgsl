@@ -37,7 +37,7 @@ fn nw_elem(i : u32) -> f32 {
   return nw[i / 4u][i % 4u];
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(TK * TR)
 fn main(@builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>,
         @builtin(local_invocation_index) lid : u32) {
   let wg = linear_workgroup(wid, nwg);

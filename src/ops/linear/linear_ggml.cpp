@@ -360,22 +360,32 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
     return r;
   };
   uint32_t rpt[4] = {1, 1, 1, 1};
+  // The streamed chunks (gemv_kq.wgsl STREAM) on the one-row route with f32 x where the policy has them, at their
+  // own rows of W per invocation.
+  bool stream[4] = {false, false, false, false};
+  for (int i = 0; i < n_gemv; ++i) stream[i] = b.device().tuning().ggml_gemv_stream && block_rows[i] == 1 && xq[i] == 0;
   // RoPE in the GEMV's epilogue (gemv_kq_rope.wgsl) needs N a whole number of workgroups (of pairs): rows of W per
   // invocation are lowered until it is; where even 1 does not fit (or the stack needs several GEMV dispatches,
   // below), the GEMV routes write the projection and rope_qkv.wgsl follows.
   auto rope_fits = [&](uint32_t r) { return N % (8 * r) == 0; };
   bool rope_epi = rope && b.device().limits().maxStorageBuffersPerShaderStage >= 10;  // gemv_kq_rope.wgsl binds 10
   for (int i = 0; i < 4; ++i) {
-    rpt[i] = blocks ? std::min(rule_rpt(norm_fused && xq[i] != 1), 16 / block_rows[i]) : 1;
+    rpt[i] = !blocks    ? 1
+             : stream[i] ? b.device().tuning().ggml_gemv_stream_rpt
+                         : std::min(rule_rpt(norm_fused && xq[i] != 1), 16 / block_rows[i]);
+    // A streamed route's wide workgroups (8 * 16 rows) are lowered until a two-type stack's first part is whole
+    // workgroups, so that the stack stays one dispatch (one_gemv below).
+    while (stream[i] && mixed && rpt[i] > 1 && stack.parts[0].rows % (8 * rpt[i]) != 0) rpt[i] /= 2;
     while (rope_epi && rpt[i] > 1 && !rope_fits(rpt[i])) rpt[i] /= 2;
     if (rope_epi && !rope_fits(rpt[i])) rope_epi = false;
   }
-  // gemv_kq's chunks per k lane as a constant (KCH) where K holds exactly KCH * 32 chunks of both types (chunks of 64
+  // gemv_kq's chunks per k lane as a constant (KCH) where K holds exactly KCH * TK chunks of both types (chunks of 64
   // elements for the K-quants, 32 for the others) and KCH is within the policy's ggml_gemv_const_chunks; else 0.
   auto const_chunks = [&](int64_t wt, int64_t wt2) -> double {
+    const int64_t tk = int64_t(b.device().tuning().ggml_gemv_tk);
     auto per_lane = [&](int64_t t) {
       const int64_t chunks = K / (t >= 12 ? 64 : 32);
-      return chunks % 32 == 0 ? chunks / 32 : 0;
+      return chunks % tk == 0 ? chunks / tk : 0;
     };
     const int64_t kch = per_lane(wt);
     return kch == per_lane(wt2) && kch <= int64_t(b.device().tuning().ggml_gemv_const_chunks) ? double(kch) : 0.0;
@@ -384,7 +394,8 @@ void build_linear_ggml(OpBuilder& b, Kind kind) {
     webgpu::KernelSpec k{"ops/linear/gemv_kq.wgsl", "main",
             {{"WTYPE", double(wt)}, {"WTYPE2", double(wt2)}, {"MB", double(block_rows[route])}, {"RPT", double(rpt[route])},
              {"NORM", norm ? 1.0 : 0.0}, {"EPI", gemv_glu ? 1.0 + fu.act : fu.res >= 0 ? 1.0 : 0.0},
-             {"XQ", double(xq)}, {"XB", xq == 2 ? double(K / 32) : 1.0}, {"KCH", const_chunks(wt, wt2)}}, {}};
+             {"XQ", double(xq)}, {"XB", xq == 2 ? double(K / 32) : 1.0}, {"KCH", const_chunks(wt, wt2)},
+             {"TK", double(b.device().tuning().ggml_gemv_tk)}, {"STREAM", stream[route] ? 1.0 : 0.0}}, {}};
     if (rope_epi) {
       k.shader = "ops/linear/gemv_kq_rope.wgsl";
       for (auto& [name, v] : k.constants)
