@@ -23,6 +23,16 @@ webgpu::Tuning tuned(const std::map<std::string, std::string>& env) {
   return webgpu::Tuning::for_device(webgpu::DeviceFacts{}, webgpu::parse_tuning_env(get));
 }
 
+// var=v must be rejected with InvalidArgument naming it: "VAR='v' is malformed".
+void expect_malformed(const std::string& var, const std::string& v) {
+  try {
+    tuned({{var, v}});
+    ADD_FAILURE() << var << "=" << v << " accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find(var + "='" + v + "' is malformed"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 
 TEST(Tuning, GemvMaxRowsOverride) {
@@ -30,12 +40,7 @@ TEST(Tuning, GemvMaxRowsOverride) {
   EXPECT_EQ(tuned({{"WGRT_GEMV_MAX_ROWS", "1"}}).gemv_max_rows, 1);
   EXPECT_EQ(tuned({{"WGRT_GEMV_MAX_ROWS", "0"}}).gemv_max_rows, 0);
   for (const char* v : {"9", "-1", "2x", "1,2", "abc"}) {
-    try {
-      tuned({{"WGRT_GEMV_MAX_ROWS", v}});
-      ADD_FAILURE() << v << " accepted";
-    } catch (const InvalidArgument& e) {
-      EXPECT_NE(std::string(e.what()).find(std::string("WGRT_GEMV_MAX_ROWS='") + v + "' is malformed"), std::string::npos) << e.what();
-    }
+    expect_malformed("WGRT_GEMV_MAX_ROWS", v);
   }
 }
 
@@ -74,12 +79,7 @@ TEST(Tuning, GemvGgmlOverride) {
     EXPECT_EQ(gpu_forced.ggml_gemv_rpt_for(wtype, 128256), 1u) << wtype;
   }
   for (const char* v : {"block", "blocks,3", "blocks,", "generic,2", "1"}) {
-    try {
-      tuned({{"WGRT_GEMV_GGML", v}});
-      ADD_FAILURE() << v << " accepted";
-    } catch (const InvalidArgument& e) {
-      EXPECT_NE(std::string(e.what()).find(std::string("WGRT_GEMV_GGML='") + v + "' is malformed"), std::string::npos) << e.what();
-    }
+    expect_malformed("WGRT_GEMV_GGML", v);
   }
 }
 
@@ -156,12 +156,7 @@ TEST(Tuning, GemvQ4MultiOverride) {
   for (const auto& [var, v] : std::vector<std::pair<std::string, std::string>>{
            {"WGRT_GEMV_Q4_MULTI_ROWS", "1"}, {"WGRT_GEMV_Q4_MULTI_ROWS", "9"}, {"WGRT_GEMV_Q4_MULTI_ROWS", "2,3"},
            {"WGRT_GEMV_Q4_MULTI", "16,16"}, {"WGRT_GEMV_Q4_MULTI", "32,16,4"}, {"WGRT_GEMV_Q4_MULTI", "16,16,3"}}) {
-    try {
-      tuned({{var, v}});
-      ADD_FAILURE() << var << "=" << v << " accepted";
-    } catch (const InvalidArgument& e) {
-      EXPECT_NE(std::string(e.what()).find(var + "='" + v + "' is malformed"), std::string::npos) << e.what();
-    }
+    expect_malformed(var, v);
   }
 }
 
@@ -204,11 +199,6 @@ TEST(Tuning, GemvGgmlShapeByAdapterKind) {
   for (const auto& [var, v] : std::vector<std::pair<std::string, std::string>>{
            {"WGRT_GEMV_KQ_TK", "8"}, {"WGRT_GEMV_KQ_TK", "64"}, {"WGRT_GEMV_KQ_TK", "16,"}, {"WGRT_GEMV_KQ_STREAM", "2"},
            {"WGRT_GEMV_KQ_CONST_CHUNKS", "9"}, {"WGRT_GEMV_KQ_CONST_CHUNKS", "-1"}, {"WGRT_GEMV_GGML", "blocks,16"}}) {
-    try {
-      tuned({{var, v}});
-      ADD_FAILURE() << var << "=" << v << " accepted";
-    } catch (const InvalidArgument& e) {
-      EXPECT_NE(std::string(e.what()).find(var + "='" + v + "' is malformed"), std::string::npos) << e.what();
-    }
+    expect_malformed(var, v);
   }
 }
